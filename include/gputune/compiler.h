@@ -1,0 +1,35 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gputune {
+
+struct CompileRequest {
+  std::string source;                  // prelude + kernel source
+  std::string source_name;             // file name shown in compiler messages
+  std::string kernel_name_expression;  // "transpose" or "transpose<32, 1>"
+  std::vector<std::string> options;    // NVRTC options besides the architecture
+  std::string arch = "sm_90";
+};
+
+struct CompiledKernel {
+  bool ok = false;
+  std::string log;           // compiler output, errors and warnings
+  std::string image;         // cubin
+  std::string lowered_name;  // the symbol to look up in the module
+  int registers = 0, shared_bytes = 0, spill_bytes = 0;  // from ptxas
+  double compile_ms = 0;
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  // A kernel that does not compile is `ok == false` with the log; only misuse throws.
+  virtual CompiledKernel compile(const CompileRequest& request) = 0;
+};
+
+std::unique_ptr<Compiler> make_nvrtc_compiler();
+std::string nvrtc_version();  // "13.0"
+
+}  // namespace gputune

@@ -1,0 +1,64 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gputune/expression.h"
+#include "gputune/search_space.h"
+#include "gputune/spec.h"
+
+namespace gputune {
+
+// Everything needed to compile and launch one config.
+struct Variant {
+  uint64_t index = 0;
+  std::string config;                        // JSON object of the values
+  std::string kernel_name_expression;        // with template arguments substituted
+  std::vector<std::string> compile_options;  // -DNAME=value, --maxrregcount=..., ...
+  std::string prelude;                       // source placed before the kernel (transforms)
+  std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
+  uint32_t dynamic_shared_bytes = 0;
+  std::vector<double> scalar_arguments;      // value of each scalar argument, in spec order
+};
+
+// A resolved argument buffer.
+struct BufferShape {
+  std::string name;
+  ScalarType type;
+  uint64_t count = 0;
+};
+
+// A spec at fixed problem values: its space and how to turn a config into a Variant.
+// Construction evaluates every expression once and reports problems as Error(kSpec) with the
+// spec location, e.g. an empty space after constraints or a non-integer launch dimension.
+class Problem {
+ public:
+  explicit Problem(Spec spec);
+  ~Problem();
+
+  const Spec& spec() const { return spec_; }
+  const SearchSpace& space() const { return *space_; }
+  const std::vector<std::pair<std::string, double>>& problem_values() const {
+    return problem_values_;
+  }
+  std::string problem_json() const;          // {"n":8192}
+  uint64_t baseline_index() const { return baseline_index_; }
+  std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
+
+  // Throws Error(kSpec) for a launch dimension or scalar that is not a positive integer etc.
+  Variant variant(uint64_t index) const;
+  double bytes(uint64_t index) const;  // metrics; 0 when the spec gives none
+  double flops(uint64_t index) const;
+
+ private:
+  Spec spec_;
+  std::vector<std::pair<std::string, double>> problem_values_;
+  std::unique_ptr<SearchSpace> space_;
+  uint64_t baseline_index_ = 0;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gputune

@@ -1,0 +1,93 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gputune/value.h"
+
+namespace gputune {
+
+// Where something was written: 1-based line and column, as editors count them.
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string str() const;  // "file:line:column"
+};
+
+// An expression as written in the spec, with where it was written.
+struct ExprText {
+  std::string text;
+  SourceLocation where;
+};
+
+enum class ScalarType { kInt8, kInt16, kInt32, kInt64, kUint8, kUint16, kUint32, kUint64,
+                        kFloat32, kFloat64 };
+size_t size_of(ScalarType type);
+const char* type_name(ScalarType type);       // "float32", ...
+bool parse_type(const std::string& name, ScalarType* type);
+bool is_floating(ScalarType type);
+
+enum class Fill { kRandom, kConstant, kIota, kZeros };
+
+struct ArgumentSpec {
+  std::string name;
+  ScalarType type = ScalarType::kFloat32;
+  SourceLocation where;
+  bool is_buffer = true;      // a device buffer of `count` elements, or a scalar of `value`
+  ExprText count;             // buffers: element count, an expression of problem values
+  ExprText value;             // scalars: an expression of problem values and parameters
+  bool output = false;        // outputs are poisoned before a checked run and compared
+  Fill fill = Fill::kRandom;  // inputs only
+  double fill_value = 0;      // kConstant
+  double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
+  uint64_t seed = 0;          // kRandom
+};
+
+// A kernel parameter (macro or template argument) or a generic transformation.
+struct ParameterSpec {
+  std::string name;
+  std::vector<Value> values;
+  SourceLocation where;
+  bool is_transform = false;  // under `transforms:` (block_order, max_registers, fast_math)
+};
+
+struct SearchSettings {
+  std::string strategy = "brute_force";
+  int64_t budget_evaluations = 0;  // 0: no limit
+  double budget_seconds = 0;       // 0: no limit
+  uint64_t seed = 0;
+};
+
+// A spec as plain data. Only the loader knows YAML.
+struct Spec {
+  std::string path;              // the spec file as given
+  std::string text;              // the spec file's contents
+  std::string description;
+  std::string kernel_path;       // resolved relative to the spec file
+  std::string kernel_source;     // the kernel file's contents
+  ExprText kernel_name;          // a name or a name expression: "transpose<TILE, PAD>"
+  bool parameters_as_macros = true;  // each parameter also becomes -DNAME=value
+
+  std::vector<std::pair<std::string, ExprText>> problem;  // in file order, --set applied
+  std::vector<ArgumentSpec> arguments;                     // in kernel order
+  std::vector<ExprText> block, grid;                       // 1 to 3 each
+  std::optional<ExprText> dynamic_shared_bytes;
+  std::vector<ParameterSpec> parameters;                   // in file order
+  std::vector<ParameterSpec> transforms;
+  std::vector<ExprText> constraints;
+  SourceLocation constraints_where;
+  std::vector<std::pair<std::string, Value>> baseline;     // every parameter and transform
+  SourceLocation baseline_where;
+  double rtol = 1e-5, atol = 1e-6;
+  std::optional<ExprText> bytes, flops;                     // metrics
+  std::vector<std::string> compile_options;                 // extra NVRTC options
+  SearchSettings search;
+
+  std::string spec_hash() const;    // hash of the spec text (problem values are keyed apart)
+  std::string source_hash() const;  // hash of the kernel source
+};
+
+}  // namespace gputune

@@ -1,0 +1,70 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputune/device.h"
+#include "gputune/measurement.h"
+
+namespace gputune {
+
+// What changes results: the spec (and kernel source), the problem values, the device and
+// the toolchain.
+struct WorkloadKey {
+  std::string spec_hash;
+  std::string source_hash;
+  std::string spec_path;     // informational
+  std::string spec_text;     // kept so a database explains itself
+  std::string kernel_name;   // informational
+  std::string problem_json;  // {"n":8192}
+  DeviceInfo device;
+  std::string nvrtc_version;
+};
+
+struct WorkloadSummary {
+  int64_t id = 0;
+  WorkloadKey key;
+  int64_t attempts = 0, ok = 0;
+  std::optional<Measurement> best;  // the fastest ok variant
+  std::optional<Measurement> baseline;
+  uint64_t baseline_index = 0;
+  std::string created_at;
+};
+
+// Where tuning time went in one search.
+struct SearchRecord {
+  std::string strategy;
+  uint64_t seed = 0;
+  int64_t evaluated = 0, reused = 0;
+  double wall_s = 0, compile_s = 0, check_s = 0, time_s = 0;
+  bool interrupted = false;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  // Finds or creates the workload; also records the device.
+  virtual int64_t workload(const WorkloadKey& key) = 0;
+  virtual void set_baseline(int64_t workload, uint64_t config_index) = 0;
+  // One transaction: every measurement lands or none does. A later commit of the same
+  // config index adds an attempt; the latest attempt is the one that counts.
+  virtual void commit(int64_t workload, const std::vector<Measurement>& measurements) = 0;
+  // The latest attempt of every config measured for the workload.
+  virtual std::vector<Measurement> measured(int64_t workload) const = 0;
+  virtual void record_search(int64_t workload, const SearchRecord& record) = 0;
+
+  virtual std::optional<double> copy_bandwidth(const DeviceInfo& device) const = 0;  // GB/s
+  virtual void set_copy_bandwidth(const DeviceInfo& device, double gbs) = 0;
+
+  // Every workload (or those of one spec hash and problem), with its best variant.
+  virtual std::vector<WorkloadSummary> workloads(const std::string& spec_hash = "",
+                                                 const std::string& problem_json = "") const = 0;
+};
+
+// Opens or creates a database file (":memory:" for tests). Throws Error(kDb) for a file that
+// is not a gputune database or has a newer schema.
+std::unique_ptr<Store> open_sqlite_store(const std::string& path, bool read_only = false);
+
+}  // namespace gputune
