@@ -1,0 +1,369 @@
+#include "cli/commands.h"
+
+#include <sysexits.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/interrupt.h"
+#include "cli/progress.h"
+#include "gputune/error.h"
+#include "gputune/problem.h"
+#include "gputune/report.h"
+#include "gputune/runner.h"
+#include "gputune/search.h"
+#include "gputune/spec_catalog.h"
+#include "gputune/spec_loader.h"
+#include "gputune/store.h"
+#include "gputune/strategy.h"
+
+namespace po = boost::program_options;
+
+namespace gputune::cli {
+
+namespace {
+
+constexpr int kInterrupted = 130;
+constexpr int kSomeVariantsFailed = 1;
+
+struct Parsed {
+  po::variables_map vm;
+  bool help = false;
+};
+
+Parsed parse(const std::vector<std::string>& args, const po::options_description& options,
+             const po::positional_options_description& positional) {
+  Parsed parsed;
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(),
+            parsed.vm);
+  parsed.help = parsed.vm.count("help") > 0;
+  if (!parsed.help) po::notify(parsed.vm);
+  return parsed;
+}
+
+Overrides parse_overrides(const po::variables_map& vm) {
+  Overrides overrides;
+  if (!vm.count("set")) return overrides;
+  for (const auto& item : vm["set"].as<std::vector<std::string>>()) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error(ErrorCode::kUsage, "--set " + item + ": expected name=value, e.g. --set n=4096");
+    }
+    overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return overrides;
+}
+
+// "100" is a number of evaluations; "90s", "10m", "2h" a time.
+void parse_budget(const std::string& text, SearchOptions* options) {
+  size_t used = 0;
+  double number = 0;
+  try {
+    number = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (used == 0 || number < 0 || (!unit.empty() && scale == 0)) {
+    throw Error(ErrorCode::kUsage, "--budget " + text +
+                                       ": expected a number of evaluations (100) or a time "
+                                       "(90s, 10m, 2h)");
+  }
+  if (unit.empty()) {
+    if (number != static_cast<double>(static_cast<int64_t>(number))) {
+      throw Error(ErrorCode::kUsage, "--budget " + text + ": evaluations are a whole number");
+    }
+    options->budget_evaluations = static_cast<int64_t>(number);
+    options->budget_seconds = 0;
+  } else {
+    options->budget_seconds = number * scale;
+    options->budget_evaluations = 0;
+  }
+}
+
+std::string title_for(const Problem& problem) {
+  std::string title = problem.spec().path;
+  for (const auto& [name, value] : problem.problem_values()) {
+    title += " " + name + "=" + Value(value).text();
+  }
+  return title;
+}
+
+Metrics metrics_for(const Problem& problem) {
+  Metrics metrics;
+  if (problem.spec().bytes) metrics.bytes = [&](uint64_t i) { return problem.bytes(i); };
+  if (problem.spec().flops) metrics.flops = [&](uint64_t i) { return problem.flops(i); };
+  return metrics;
+}
+
+int compile_only(const Problem& problem, const std::string& arch, bool json, bool quiet) {
+  auto compiler = make_nvrtc_compiler();
+  std::vector<Measurement> results;
+  {
+    ProgressPrinter printer(!quiet);
+    results = compile_all(problem, *compiler, arch, std::ref(printer),
+                          &install_interrupt_handler());
+  }
+  size_t failed = 0;
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& m : results) {
+    if (m.status == Status::kOk) continue;
+    ++failed;
+    if (json) {
+      failures.push_back({{"index", m.config_index},
+                          {"config", nlohmann::json::parse(m.config)},
+                          {"log", m.message}});
+    } else {
+      std::cout << "compile error: " << config_text(m.config) << "\n" << m.message << "\n";
+    }
+  }
+  if (json) {
+    nlohmann::json out = {{"spec", problem.spec().path}, {"arch", arch},
+                          {"compiled", results.size()}, {"failed", failed},
+                          {"failures", failures}};
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << results.size() << " variants compiled for " << arch << ", " << failed
+              << " failed\n";
+  }
+  return failed ? kSomeVariantsFailed : 0;
+}
+
+void add_spec_options(po::options_description& options) {
+  options.add_options()
+      ("spec", po::value<std::string>()->required(), "spec file, or the name of a shipped spec")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "override a problem value: --set n=4096 (repeatable)")
+      ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
+      ("json", "write JSON to stdout instead of a table")
+      ("help,h", "show this help");
+}
+
+}  // namespace
+
+int search_command(const std::vector<std::string>& args) {
+  po::options_description options("gputune search SPEC [options]\n\n"
+      "Compiles each variant the strategy proposes with NVRTC, checks its outputs against the\n"
+      "baseline's, times it (CUDA events, L2 flushed, adaptive sample count) and stores every\n"
+      "attempt in the database. A rerun measures nothing already measured; Ctrl-C stops after\n"
+      "the variant in flight and the next run resumes.\n\noptions");
+  add_spec_options(options);
+  std::string strategies;
+  for (const auto& name : strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
+  options.add_options()
+      ("strategy", po::value<std::string>(),
+       ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str())
+      ("budget", po::value<std::string>(),
+       "evaluations (100) or time (90s, 10m, 2h); stored evaluations count too")
+      ("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)")
+      ("force", "measure again variants the database already has")
+      ("top", po::value<size_t>()->default_value(10), "variants shown in the table")
+      ("device", po::value<int>()->default_value(0), "GPU ordinal")
+      ("warm-cache", "time without flushing L2 between samples")
+      ("max-seconds", po::value<double>()->default_value(1.0),
+       "longest time spent timing one variant")
+      ("quiet,q", "no progress on stderr")
+      ("compile-only", "only compile every variant (no GPU needed) and report failures")
+      ("arch", po::value<std::string>()->default_value("sm_90"),
+       "target architecture with --compile-only");
+  po::positional_options_description positional;
+  positional.add("spec", 1);
+  Parsed parsed = parse(args, options, positional);
+  if (parsed.help) {
+    std::cout << options << "\nexamples:\n"
+              << "  gputune search spaces/transpose.yaml\n"
+              << "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
+              << "  gputune search transpose --compile-only --arch sm_90\n";
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  bool json = vm.count("json"), quiet = vm.count("quiet");
+  Spec spec = load_spec(resolve_spec(vm["spec"].as<std::string>()), parse_overrides(vm));
+  Problem problem(std::move(spec));
+  if (vm.count("compile-only")) {
+    return compile_only(problem, vm["arch"].as<std::string>(), json, quiet);
+  }
+
+  SearchOptions search;
+  if (vm.count("strategy")) {
+    search.strategy = vm["strategy"].as<std::string>();
+    make_strategy(search.strategy, 0);  // an unknown name fails before the GPU is touched
+  }
+  if (vm.count("budget")) parse_budget(vm["budget"].as<std::string>(), &search);
+  if (vm.count("seed")) search.seed = vm["seed"].as<uint64_t>();
+  search.force = vm.count("force");
+
+  TimingOptions timing;
+  timing.flush_l2 = !vm.count("warm-cache");
+  timing.max_seconds = vm["max-seconds"].as<double>();
+  auto runner = make_gpu_runner(problem, vm["device"].as<int>(), timing);
+  auto compiler = make_nvrtc_compiler();
+  auto store = open_sqlite_store(vm["db"].as<std::string>());
+  const auto& stop = install_interrupt_handler();
+
+  SearchResult result;
+  {
+    ProgressPrinter printer(!quiet);
+    result = run_search(problem, *runner, *compiler, *store, search, std::ref(printer), &stop);
+  }
+  Report report = make_report(title_for(problem), result.device, result.copy_bandwidth_gbs,
+                              result.baseline, store->measured(result.workload),
+                              metrics_for(problem));
+  report.search = result.record;
+  size_t top = vm["top"].as<size_t>();
+  std::cout << (json ? format_json(report, top) + "\n" : format_table(report, top));
+  return result.record.interrupted ? kInterrupted : 0;
+}
+
+int best_command(const std::vector<std::string>& args) {
+  po::options_description options("gputune best SPEC [options]\n\n"
+      "The fastest correct variant stored for SPEC at its problem values (after --set), per\n"
+      "GPU. Runs nothing.\n\noptions");
+  add_spec_options(options);
+  po::positional_options_description positional;
+  positional.add("spec", 1);
+  Parsed parsed = parse(args, options, positional);
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  Spec spec = load_spec(resolve_spec(vm["spec"].as<std::string>()), parse_overrides(vm));
+  Problem problem(spec);
+  std::string db = vm["db"].as<std::string>();
+  if (!std::filesystem::exists(db)) {
+    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
+  }
+  auto store = open_sqlite_store(db, true);
+  nlohmann::json out = nlohmann::json::array();
+  size_t found = 0;
+  for (const auto& w : store->workloads(spec.spec_hash(), problem.problem_json())) {
+    if (w.key.source_hash != spec.source_hash() || !w.best) continue;
+    ++found;
+    const Measurement& best = *w.best;
+    double speedup = w.baseline && w.baseline->status == Status::kOk
+                         ? w.baseline->median_ms() / best.median_ms()
+                         : 0;
+    if (vm.count("json")) {
+      out.push_back({{"device", w.key.device.name},
+                     {"config", nlohmann::json::parse(best.config)},
+                     {"median_ms", best.median_ms()},
+                     {"speedup", speedup},
+                     {"measured_variants", w.ok}});
+    } else {
+      std::printf("%s: %s  %.4f ms", w.key.device.name.c_str(), config_text(best.config).c_str(),
+                  best.median_ms());
+      if (speedup > 0) std::printf("  %.2fx the baseline", speedup);
+      std::printf("  (%lld variants measured)\n", static_cast<long long>(w.ok));
+    }
+  }
+  if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  if (!found) {
+    std::cerr << "gputune best: nothing measured for " << title_for(problem) << " in " << db
+              << "\n";
+    return EX_DATAERR;
+  }
+  return 0;
+}
+
+int show_command(const std::vector<std::string>& args) {
+  po::options_description options("gputune show [options]\n\n"
+      "Every workload in the database (spec, problem values, GPU) with its best variant.\n\n"
+      "options");
+  options.add_options()
+      ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
+      ("json", "write JSON to stdout instead of a table")
+      ("help,h", "show this help");
+  Parsed parsed = parse(args, options, {});
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  std::string db = vm["db"].as<std::string>();
+  if (!std::filesystem::exists(db)) {
+    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
+  }
+  auto store = open_sqlite_store(db, true);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : store->workloads()) {
+    nlohmann::json row = {{"workload", w.id},
+                          {"spec", w.key.spec_path},
+                          {"kernel", w.key.kernel_name},
+                          {"problem", nlohmann::json::parse(w.key.problem_json)},
+                          {"device", w.key.device.name},
+                          {"attempts", w.attempts},
+                          {"ok", w.ok}};
+    double speedup = 0;
+    if (w.best) {
+      row["best"] = {{"config", nlohmann::json::parse(w.best->config)},
+                     {"median_ms", w.best->median_ms()}};
+      if (w.baseline && w.baseline->status == Status::kOk) {
+        speedup = w.baseline->median_ms() / w.best->median_ms();
+        row["best"]["speedup"] = speedup;
+      }
+    }
+    if (vm.count("json")) {
+      out.push_back(row);
+      continue;
+    }
+    std::printf("#%lld %s %s on %s: %lld attempts, %lld ok\n", static_cast<long long>(w.id),
+                w.key.spec_path.c_str(), config_text(w.key.problem_json).c_str(),
+                w.key.device.name.c_str(), static_cast<long long>(w.attempts),
+                static_cast<long long>(w.ok));
+    if (w.best) {
+      std::printf("    best %.4f ms", w.best->median_ms());
+      if (speedup > 0) std::printf(" (%.2fx the baseline)", speedup);
+      std::printf(": %s\n", config_text(w.best->config).c_str());
+    }
+  }
+  if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int list_command(const std::vector<std::string>& args) {
+  po::options_description options("gputune list [options]\n\n"
+      "The specs shipped with gputune, with the size of their spaces. Set GPUTUNE_SPACES to\n"
+      "add a folder.\n\noptions");
+  options.add_options()("json", "write JSON")("help,h", "show this help");
+  Parsed parsed = parse(args, options, {});
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& path : shipped_specs()) {
+    std::string name = std::filesystem::path(path).stem().string();
+    nlohmann::json row = {{"name", name}, {"path", path}};
+    try {
+      Problem problem(load_spec(path));
+      row["description"] = problem.spec().description;
+      row["variants"] = problem.space().count_valid();
+      row["product"] = problem.space().size();
+    } catch (const Error& e) {
+      row["error"] = e.what();
+    }
+    out.push_back(row);
+  }
+  if (parsed.vm.count("json")) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& row : out) {
+    if (row.contains("error")) {
+      std::printf("%-16s (broken: %s)\n", row["name"].get<std::string>().c_str(),
+                  row["error"].get<std::string>().c_str());
+      continue;
+    }
+    std::printf("%-16s %6llu variants  %s\n", row["name"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(row["variants"].get<uint64_t>()),
+                row["description"].get<std::string>().c_str());
+  }
+  if (out.empty()) std::cerr << "gputune list: no shipped specs found (GPUTUNE_SPACES?)\n";
+  return 0;
+}
+
+}  // namespace gputune::cli
