@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what gputune needs to build and test on Debian 12 / Ubuntu, skipping what is there.
+# The CUDA toolkit itself (NVRTC, cuda.h) is expected in /usr/local/cuda or $CUDA_HOME.
+set -euo pipefail
+packages=(g++ cmake ninja-build pkg-config libyaml-cpp-dev libboost-program-options-dev
+          libsqlite3-dev libeigen3-dev libmuparser-dev nlohmann-json3-dev libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+if [ ! -f "$cuda/include/nvrtc.h" ]; then
+  echo "install-deps: no CUDA toolkit in $cuda (need nvrtc.h and libnvrtc); install it or set CUDA_HOME" >&2
+  exit 69
+fi
