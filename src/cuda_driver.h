@@ -1,0 +1,145 @@
+#pragma once
+// The only code that talks to libcuda. The library is opened at run time (dlopen), so the
+// binary starts, compiles and replays on a machine without a driver.
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+
+#include "gputune/device.h"
+#include "gputune/error.h"
+
+namespace gputune::cuda {
+
+// Each entry is looked up by the name cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2), so the
+// pointer's type and the symbol's ABI agree.
+#define GPUTUNE_CUDA_FUNCTIONS(X)                                                              \
+  X(cuInit)                                                                                    \
+  X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)              \
+  X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                \
+  X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                  \
+  X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo)            \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)              \
+  X(cuMemsetD8) X(cuMemsetD32Async) X(cuModuleLoadData) X(cuModuleUnload)                      \
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                 \
+  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+
+struct Api {
+#define GPUTUNE_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
+  GPUTUNE_CUDA_FUNCTIONS(GPUTUNE_CUDA_MEMBER)
+#undef GPUTUNE_CUDA_MEMBER
+};
+
+// The driver, loaded and initialised once. Throws Error(kNoGpu) when there is no driver or no
+// device; the message suggests --compile-only.
+const Api& api();
+// Same, but nullptr instead of throwing.
+const Api* try_api() noexcept;
+
+std::string cuda_error_name(CUresult result);  // "CUDA_ERROR_ILLEGAL_ADDRESS"
+// After these errors the context is unusable: every later call fails the same way until it is
+// destroyed and created anew.
+bool is_sticky(CUresult result);
+
+// A failed driver call. code() is kCuda; result() says which error.
+class CudaError : public Error {
+ public:
+  CudaError(CUresult result, const std::string& what);
+  CUresult result() const { return result_; }
+
+ private:
+  CUresult result_;
+};
+
+// Throws CudaError naming `what` and the error.
+void check(CUresult result, const char* what);
+
+int device_count();  // 0 without a driver or a device; never throws
+DeviceInfo query_device(int ordinal);
+
+// The device's primary context, current on the constructing thread.
+class Context {
+ public:
+  explicit Context(int ordinal);  // throws Error(kNoGpu) for a device that is not there
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  void make_current() const;
+  // Destroys the context and everything allocated in it, then creates it anew: the way out of
+  // a sticky error. Every resource of the old context must be released first.
+  void reset();
+  CUdevice device() const { return device_; }
+  int attribute(CUdevice_attribute attribute) const;
+
+ private:
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+
+  CUdeviceptr get() const { return pointer_; }
+  size_t bytes() const { return bytes_; }
+  void upload(const void* host) const;
+  void download(void* host) const;
+  void fill_bytes(unsigned char value) const;
+
+ private:
+  CUdeviceptr pointer_ = 0;
+  size_t bytes_ = 0;
+};
+
+class Module {
+ public:
+  // Returns the load's result instead of throwing: a bad image is the variant's failure.
+  static CUresult load(const std::string& image, Module* out);
+  Module() = default;
+  ~Module();
+  Module(Module&& other) noexcept;
+  Module& operator=(Module&& other) noexcept;
+
+  CUresult function(const std::string& name, CUfunction* out) const;
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  CUstream get() const { return stream_; }
+  void synchronize() const;
+
+ private:
+  CUstream stream_ = nullptr;
+};
+
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  CUevent get() const { return event_; }
+  void record(CUstream stream) const;
+  void synchronize() const;
+
+ private:
+  CUevent event_ = nullptr;
+};
+
+// Milliseconds between two recorded events.
+float elapsed_ms(const Event& start, const Event& stop);
+
+}  // namespace gputune::cuda
