@@ -32,13 +32,13 @@ Loaded load() {
     return loaded;
   }
   // The library stays loaded for the life of the process: contexts outlive nothing else.
-#define GPUTUNE_CUDA_RESOLVE(name)                                                            \
-  loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(                              \
-      dlsym(library, GPUTUNE_STR(name)));                                                     \
-  if (loaded.api.name == nullptr) {                                                           \
-    loaded.error = std::string("the NVIDIA driver is too old: libcuda.so.1 lacks ") +         \
-                   GPUTUNE_STR(name) + ". " + kCompileOnlyHint;                               \
-    return loaded;                                                                            \
+#define GPUTUNE_CUDA_RESOLVE(name)                                                    \
+  loaded.api.name =                                                                   \
+      reinterpret_cast<decltype(loaded.api.name)>(dlsym(library, GPUTUNE_STR(name))); \
+  if (loaded.api.name == nullptr) {                                                   \
+    loaded.error = std::string("the NVIDIA driver is too old: libcuda.so.1 lacks ") + \
+                   GPUTUNE_STR(name) + ". " + kCompileOnlyHint;                       \
+    return loaded;                                                                    \
   }
   GPUTUNE_CUDA_FUNCTIONS(GPUTUNE_CUDA_RESOLVE)
 #undef GPUTUNE_CUDA_RESOLVE
@@ -264,7 +264,9 @@ Stream::~Stream() {
   if (stream_ != nullptr) api().cuStreamDestroy(stream_);
 }
 
-void Stream::synchronize() const { check(api().cuStreamSynchronize(stream_), "cuStreamSynchronize"); }
+void Stream::synchronize() const {
+  check(api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+}
 
 Event::Event() { check(api().cuEventCreate(&event_, CU_EVENT_DEFAULT), "cuEventCreate"); }
 

@@ -13,6 +13,7 @@ namespace gputune::cuda {
 
 // Each entry is looked up by the name cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2), so the
 // pointer's type and the symbol's ABI agree.
+// clang-format off
 #define GPUTUNE_CUDA_FUNCTIONS(X)                                                              \
   X(cuInit)                                                                                    \
   X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)              \
@@ -24,6 +25,7 @@ namespace gputune::cuda {
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                 \
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+// clang-format on
 
 struct Api {
 #define GPUTUNE_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

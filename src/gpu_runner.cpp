@@ -1,1 +1,539 @@
-// placeholder: written in progress
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.h"
+#include "gputune/error.h"
+#include "gputune/runner.h"
+
+namespace gputune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Calls f with a value of the C++ type of `type` (only its type matters).
+template <typename F>
+auto visit_type(ScalarType type, F &&f) {
+  switch (type) {
+    case ScalarType::kInt8:
+      return f(int8_t{});
+    case ScalarType::kInt16:
+      return f(int16_t{});
+    case ScalarType::kInt32:
+      return f(int32_t{});
+    case ScalarType::kInt64:
+      return f(int64_t{});
+    case ScalarType::kUint8:
+      return f(uint8_t{});
+    case ScalarType::kUint16:
+      return f(uint16_t{});
+    case ScalarType::kUint32:
+      return f(uint32_t{});
+    case ScalarType::kUint64:
+      return f(uint64_t{});
+    case ScalarType::kFloat32:
+      return f(float{});
+    case ScalarType::kFloat64:
+      return f(double{});
+  }
+  throw Error(ErrorCode::kInternal, "unknown scalar type");
+}
+
+template <typename T>
+T convert(double value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(value);
+  } else {
+    return static_cast<T>(std::llround(value));
+  }
+}
+
+std::vector<unsigned char> host_fill(const ArgumentSpec &argument, ScalarType type,
+                                     uint64_t count) {
+  std::vector<unsigned char> data(count * size_of(type));
+  visit_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    T *out = reinterpret_cast<T *>(data.data());
+    switch (argument.fill) {
+      case Fill::kZeros:
+        std::fill(out, out + count, T{});
+        break;
+      case Fill::kConstant:
+        std::fill(out, out + count, convert<T>(argument.fill_value));
+        break;
+      case Fill::kIota:
+        for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<T>(i);
+        break;
+      case Fill::kRandom: {
+        std::mt19937_64 engine(argument.seed);
+        std::uniform_real_distribution<double> uniform(argument.fill_low, argument.fill_high);
+        for (uint64_t i = 0; i < count; ++i) {
+          const double value = uniform(engine);
+          if constexpr (std::is_floating_point_v<T>) {
+            out[i] = static_cast<T>(value);
+          } else {
+            out[i] = static_cast<T>(std::floor(value));
+          }
+        }
+        break;
+      }
+    }
+    return 0;
+  });
+  return data;
+}
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text.precision(9);
+  text << value;
+  return text.str();
+}
+
+// Empty when every element passes; else what differs, for people.
+std::string compare(const std::string &name, ScalarType type, const unsigned char *got,
+                    const unsigned char *expected, uint64_t count, double rtol, double atol) {
+  return visit_type(type, [&](auto zero) -> std::string {
+    using T = decltype(zero);
+    const T *g = reinterpret_cast<const T *>(got);
+    const T *e = reinterpret_cast<const T *>(expected);
+    uint64_t mismatches = 0, first = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (g[i] == e[i]) continue;  // also equal infinities; NaN never equals, so never passes
+      const double x = static_cast<double>(g[i]), r = static_cast<double>(e[i]);
+      if (std::isnan(x) || std::isnan(r) || !(std::fabs(x - r) <= atol + rtol * std::fabs(r))) {
+        if (mismatches++ == 0) first = i;
+      }
+    }
+    if (mismatches == 0) return "";
+    return name + ": " + std::to_string(mismatches) + " of " + std::to_string(count) +
+           " elements differ; first at index " + std::to_string(first) + ": got " +
+           number_text(static_cast<double>(g[first])) + ", expected " +
+           number_text(static_cast<double>(e[first])) + " (rtol " + number_text(rtol) + ", atol " +
+           number_text(atol) + ")";
+  });
+}
+
+uint64_t count_nan(ScalarType type, const std::vector<unsigned char> &data) {
+  if (!is_floating(type)) return 0;
+  return visit_type(type, [&](auto zero) -> uint64_t {
+    using T = decltype(zero);
+    const T *values = reinterpret_cast<const T *>(data.data());
+    const uint64_t count = data.size() / sizeof(T);
+    return static_cast<uint64_t>(std::count_if(
+        values, values + count, [](T v) { return std::isnan(static_cast<double>(v)); }));
+  });
+}
+
+double relative_standard_error(const std::vector<double> &samples) {
+  const double n = static_cast<double>(samples.size());
+  if (samples.size() < 2) return INFINITY;
+  double mean = 0;
+  for (double s : samples) mean += s;
+  mean /= n;
+  double variance = 0;
+  for (double s : samples) variance += (s - mean) * (s - mean);
+  variance /= n - 1;
+  return mean > 0 ? std::sqrt(variance) / std::sqrt(n) / mean : INFINITY;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+bool is_image_error(CUresult result) {
+  return result == CUDA_ERROR_NO_BINARY_FOR_GPU || result == CUDA_ERROR_INVALID_IMAGE ||
+         result == CUDA_ERROR_INVALID_PTX || result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+         result == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || result == CUDA_ERROR_INVALID_SOURCE;
+}
+
+// A buffer argument as the runner keeps it on the host: inputs' contents
+// (uploaded again after a context reset) or, for outputs, the reference.
+struct HostBuffer {
+  BufferShape shape;
+  bool output = false;
+  std::vector<unsigned char> data;
+};
+
+// Everything that lives in the CUDA context; dropped and rebuilt after a sticky error.
+struct DeviceState {
+  cuda::Stream stream;
+  cuda::Event start, stop;
+  std::vector<cuda::DeviceBuffer> buffers;  // parallel to GpuRunner::host_
+  cuda::DeviceBuffer flush;                 // written between samples to evict L2
+};
+
+// The fewest samples kept when the time budget runs out before min_samples.
+constexpr size_t kFewestSamples = 3;
+
+class GpuRunner : public Runner {
+ public:
+  GpuRunner(const Problem &problem, int ordinal, const TimingOptions &timing)
+      : timing_(timing),
+        arguments_(problem.spec().arguments),
+        rtol_(problem.spec().rtol),
+        atol_(problem.spec().atol) {
+    device_ = cuda::query_device(ordinal);  // throws kNoGpu first, before any allocation
+    context_ = std::make_unique<cuda::Context>(ordinal);
+    const std::vector<BufferShape> shapes = problem.buffers();
+    size_t next = 0;
+    for (const ArgumentSpec &argument : arguments_) {
+      if (!argument.is_buffer) continue;
+      if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
+      HostBuffer host{shapes[next++], argument.output, {}};
+      if (!host.output) host.data = host_fill(argument, host.shape.type, host.shape.count);
+      host_.push_back(std::move(host));
+    }
+    setup_device();
+  }
+
+  ~GpuRunner() override {
+    try {
+      context_->make_current();
+    } catch (...) {
+    }
+    state_.reset();
+  }
+
+  const DeviceInfo &device() const override { return device_; }
+
+  Measurement set_reference(const Candidate &baseline) override {
+    Measurement m = measure(baseline, /*is_reference=*/true);
+    if (m.status != Status::kOk) {
+      const ErrorCode code =
+          m.status == Status::kRuntimeError ? ErrorCode::kCuda : ErrorCode::kSpec;
+      throw Error(code, std::string("the baseline (") + baseline.variant.config + ") failed, " +
+                            "so nothing can be checked: " + status_name(m.status) + ": " +
+                            m.message);
+    }
+    for (const HostBuffer &host : host_) {
+      if (!host.output) continue;
+      const uint64_t unwritten = count_nan(host.shape.type, host.data);
+      if (unwritten > 0) {
+        throw Error(ErrorCode::kSpec, "the baseline (" + baseline.variant.config + ") left " +
+                                          std::to_string(unwritten) + " elements of '" +
+                                          host.shape.name +
+                                          "' NaN (unwritten after poisoning?), so nothing can "
+                                          "be checked against it");
+      }
+    }
+    has_reference_ = true;
+    return m;
+  }
+
+  std::vector<Measurement> run(const std::vector<Candidate> &batch) override {
+    if (!has_reference_) throw Error(ErrorCode::kUsage, "run() before set_reference()");
+    std::vector<Measurement> results;
+    results.reserve(batch.size());
+    for (const Candidate &candidate : batch) results.push_back(measure(candidate, false));
+    return results;
+  }
+
+  double measure_copy_bandwidth() override {
+    const cuda::Api &api = cuda::api();
+    context_->make_current();
+    size_t free_bytes = 0, total_bytes = 0;
+    cuda::check(api.cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
+    constexpr size_t kMiB = size_t{1} << 20;
+    const size_t bytes = std::min<size_t>(size_t{1} << 30, free_bytes / 4) / kMiB * kMiB;
+    if (bytes == 0) throw Error(ErrorCode::kCuda, "no free GPU memory to measure copies with");
+    cuda::DeviceBuffer source(bytes), destination(bytes);
+    source.fill_bytes(0x3C);
+    const CUstream stream = state_->stream.get();
+    auto copy = [&] {
+      cuda::check(api.cuMemcpyDtoDAsync(destination.get(), source.get(), bytes, stream),
+                  "cuMemcpyDtoDAsync");
+    };
+    for (int i = 0; i < 3; ++i) copy();
+    state_->stream.synchronize();
+    std::vector<double> samples;
+    for (int i = 0; i < 20; ++i) {
+      state_->start.record(stream);
+      copy();
+      state_->stop.record(stream);
+      state_->stop.synchronize();
+      samples.push_back(cuda::elapsed_ms(state_->start, state_->stop));
+    }
+    return 2.0 * static_cast<double>(bytes) / (median(samples) * 1e6);
+  }
+
+ private:
+  void setup_device() {
+    state_ = std::make_unique<DeviceState>();
+    for (const HostBuffer &host : host_) {
+      state_->buffers.emplace_back(host.shape.count * size_of(host.shape.type));
+      if (!host.output) state_->buffers.back().upload(host.data.data());
+    }
+    if (timing_.flush_l2) {
+      const size_t bytes = std::max<int64_t>(device_.l2_bytes, 1 << 20) * 2;
+      state_->flush = cuda::DeviceBuffer(bytes / 4 * 4);
+    }
+    state_->stream.synchronize();
+  }
+
+  // The way out of a sticky error: everything in the context goes, then comes back.
+  void recover(const std::string &why) {
+    state_.reset();
+    try {
+      context_->reset();
+      setup_device();
+    } catch (const Error &e) {
+      throw Error(ErrorCode::kCuda,
+                  "the CUDA context could not be recreated after " + why + ": " + e.what());
+    }
+  }
+
+  Measurement measure(const Candidate &candidate, bool is_reference) {
+    Measurement m;
+    m.config_index = candidate.variant.index;
+    m.config = candidate.variant.config;
+    m.compile_ms = candidate.kernel.compile_ms;
+    m.registers = candidate.kernel.registers;
+    m.shared_bytes = candidate.kernel.shared_bytes;
+    m.spill_bytes = candidate.kernel.spill_bytes;
+    if (!candidate.kernel.ok) {
+      m.status = Status::kCompileError;
+      m.message = candidate.kernel.log;
+      return m;
+    }
+    try {
+      context_->make_current();
+      evaluate(candidate, is_reference, &m);
+    } catch (const cuda::CudaError &e) {
+      m.status = Status::kRuntimeError;
+      m.message = e.what();
+      m.samples_ms.clear();
+      if (cuda::is_sticky(e.result())) recover(cuda::cuda_error_name(e.result()));
+    }
+    return m;
+  }
+
+  CUresult launch(CUfunction function, const Variant &v, void **params) const {
+    return cuda::api().cuLaunchKernel(function, v.grid[0], v.grid[1], v.grid[2], v.block[0],
+                                      v.block[1], v.block[2], v.dynamic_shared_bytes,
+                                      state_->stream.get(), params, nullptr);
+  }
+
+  void launch_or_throw(CUfunction function, const Variant &v, void **params) const {
+    cuda::check(launch(function, v, params), "cuLaunchKernel");
+  }
+
+  // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
+  void evaluate(const Candidate &candidate, bool is_reference, Measurement *m) {
+    const cuda::Api &api = cuda::api();
+    const Variant &v = candidate.variant;
+    auto fail = [m](Status status, const std::string &message) {
+      m->status = status;
+      m->message = message;
+    };
+
+    cuda::Module module;
+    CUresult result = cuda::Module::load(candidate.kernel.image, &module);
+    if (result != CUDA_SUCCESS) {
+      if (!is_image_error(result)) throw cuda::CudaError(result, "cuModuleLoadData");
+      return fail(Status::kCompileError, "cuModuleLoadData: " + cuda::cuda_error_name(result) +
+                                             " (compiled for another architecture?)");
+    }
+    CUfunction function = nullptr;
+    result = module.function(candidate.kernel.lowered_name, &function);
+    if (result != CUDA_SUCCESS) {
+      return fail(Status::kCompileError, "no kernel '" + candidate.kernel.lowered_name +
+                                             "' in the module: " + cuda::cuda_error_name(result));
+    }
+
+    if (std::string why = check_resources(function, v); !why.empty()) {
+      return fail(Status::kResourceExceeded, why);
+    }
+
+    // Kernel arguments in spec order: device pointers for buffers, converted scalars.
+    std::vector<uint64_t> slots(arguments_.size());
+    std::vector<void *> params(arguments_.size());
+    size_t buffer = 0, scalar = 0;
+    for (size_t i = 0; i < arguments_.size(); ++i) {
+      const ArgumentSpec &argument = arguments_[i];
+      if (argument.is_buffer) {
+        const CUdeviceptr pointer = state_->buffers[buffer++].get();
+        std::memcpy(&slots[i], &pointer, sizeof(pointer));
+      } else {
+        if (scalar >= v.scalar_arguments.size()) {
+          throw Error(ErrorCode::kInternal, "the variant lacks scalar argument " + argument.name);
+        }
+        const double value = v.scalar_arguments[scalar++];
+        visit_type(argument.type, [&](auto zero) {
+          const auto converted = convert<decltype(zero)>(value);
+          std::memcpy(&slots[i], &converted, sizeof(converted));
+          return 0;
+        });
+      }
+      params[i] = &slots[i];
+    }
+
+    for (size_t i = 0; i < host_.size(); ++i) {
+      if (host_[i].output) {
+        state_->buffers[i].fill_bytes(is_floating(host_[i].shape.type) ? 0xFF : 0xA5);
+      }
+    }
+    result = launch(function, v, params.data());
+    if (result == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || result == CUDA_ERROR_INVALID_VALUE) {
+      return fail(Status::kResourceExceeded, "cuLaunchKernel: " + cuda::cuda_error_name(result));
+    }
+    cuda::check(result, "cuLaunchKernel");
+    cuda::check(api.cuStreamSynchronize(state_->stream.get()), "kernel execution");
+
+    std::string mismatch;
+    for (size_t i = 0; i < host_.size(); ++i) {
+      HostBuffer &host = host_[i];
+      if (!host.output) continue;
+      if (is_reference) {
+        host.data.resize(state_->buffers[i].bytes());
+        state_->buffers[i].download(host.data.data());
+        continue;
+      }
+      std::vector<unsigned char> got(state_->buffers[i].bytes());
+      state_->buffers[i].download(got.data());
+      std::string diff = compare(host.shape.name, host.shape.type, got.data(), host.data.data(),
+                                 host.shape.count, rtol_, atol_);
+      if (!diff.empty()) mismatch += (mismatch.empty() ? "" : "; ") + diff;
+    }
+    if (!mismatch.empty()) return fail(Status::kWrongAnswer, mismatch);
+
+    time(function, v, params.data(), &m->samples_ms);
+    m->status = Status::kOk;
+  }
+
+  // Empty when the launch fits the kernel and the device; else why not.
+  std::string check_resources(CUfunction function, const Variant &v) {
+    const cuda::Api &api = cuda::api();
+    auto function_attribute = [&](CUfunction_attribute which) {
+      int value = 0;
+      cuda::check(api.cuFuncGetAttribute(&value, which, function), "cuFuncGetAttribute");
+      return value;
+    };
+    const uint64_t threads = uint64_t{v.block[0]} * v.block[1] * v.block[2];
+    const int max_threads = function_attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    if (threads > static_cast<uint64_t>(max_threads)) {
+      return "a block of " + std::to_string(threads) + " threads exceeds this kernel's limit of " +
+             std::to_string(max_threads) + " (" +
+             std::to_string(function_attribute(CU_FUNC_ATTRIBUTE_NUM_REGS)) +
+             " registers per thread)";
+    }
+    static const CUdevice_attribute kBlockLimits[] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                                                      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                                                      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+    static const CUdevice_attribute kGridLimits[] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+    static const char kAxis[] = "xyz";
+    for (int d = 0; d < 3; ++d) {
+      const int block_limit = context_->attribute(kBlockLimits[d]);
+      if (v.block[d] > static_cast<uint32_t>(block_limit)) {
+        return std::string("block ") + kAxis[d] + " = " + std::to_string(v.block[d]) +
+               " exceeds the device's " + std::to_string(block_limit);
+      }
+      const int grid_limit = context_->attribute(kGridLimits[d]);
+      if (v.grid[d] > static_cast<uint32_t>(grid_limit)) {
+        return std::string("grid ") + kAxis[d] + " = " + std::to_string(v.grid[d]) +
+               " exceeds the device's " + std::to_string(grid_limit);
+      }
+    }
+    const int static_shared = function_attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    const int shared_limit =
+        context_->attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    const int64_t shared = int64_t{static_shared} + v.dynamic_shared_bytes;
+    if (shared > shared_limit) {
+      return std::to_string(shared) + " bytes of shared memory (" + std::to_string(static_shared) +
+             " static) exceed the device's " + std::to_string(shared_limit) + " per block";
+    }
+    // Above the default dynamic limit (48 KB less the static part) a kernel must opt in.
+    const int default_dynamic = function_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    if (v.dynamic_shared_bytes > static_cast<uint32_t>(default_dynamic)) {
+      const CUresult result =
+          api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 static_cast<int>(v.dynamic_shared_bytes));
+      if (result != CUDA_SUCCESS) {
+        return "cannot raise dynamic shared memory to " + std::to_string(v.dynamic_shared_bytes) +
+               " bytes: " + cuda::cuda_error_name(result);
+      }
+    }
+    return "";
+  }
+
+  // Event-timed launches, one per sample, until the noise, the sample count or
+  // the time budget says stop.
+  void time(CUfunction function, const Variant &v, void **params, std::vector<double> *samples) {
+    const cuda::Api &api = cuda::api();
+    const CUstream stream = state_->stream.get();
+    const auto warmup_start = Clock::now();
+    do {
+      launch_or_throw(function, v, params);
+      state_->stream.synchronize();
+    } while (seconds_since(warmup_start) * 1e3 < timing_.warmup_ms);
+
+    const auto start = Clock::now();
+    const size_t min_samples = static_cast<size_t>(std::max(timing_.min_samples, 1));
+    const size_t max_samples = std::max(min_samples, static_cast<size_t>(timing_.max_samples));
+    uint32_t stamp = 0;
+    for (;;) {
+      if (timing_.flush_l2) {
+        cuda::check(
+            api.cuMemsetD32Async(state_->flush.get(), ++stamp, state_->flush.bytes() / 4, stream),
+            "cuMemsetD32Async");
+      }
+      state_->start.record(stream);
+      launch_or_throw(function, v, params);
+      state_->stop.record(stream);
+      state_->stop.synchronize();
+      samples->push_back(cuda::elapsed_ms(state_->start, state_->stop));
+      const size_t n = samples->size();
+      if (n >= max_samples) break;
+      if (n >= min_samples && relative_standard_error(*samples) < timing_.target_noise) break;
+      if (n >= std::min(min_samples, kFewestSamples) &&
+          seconds_since(start) >= timing_.max_seconds) {
+        break;
+      }
+    }
+  }
+
+  TimingOptions timing_;
+  std::vector<ArgumentSpec> arguments_;
+  double rtol_, atol_;
+  DeviceInfo device_;
+  std::unique_ptr<cuda::Context> context_;
+  std::vector<HostBuffer> host_;
+  std::unique_ptr<DeviceState> state_;
+  bool has_reference_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_gpu_runner(const Problem &problem, int device_ordinal,
+                                        const TimingOptions &timing) {
+  return std::make_unique<GpuRunner>(problem, device_ordinal, timing);
+}
+
+std::vector<DeviceInfo> list_gpus() {
+  std::vector<DeviceInfo> gpus;
+  const int count = cuda::device_count();
+  for (int i = 0; i < count; ++i) {
+    try {
+      gpus.push_back(cuda::query_device(i));
+    } catch (const Error &) {
+    }
+  }
+  return gpus;
+}
+
+}  // namespace gputune

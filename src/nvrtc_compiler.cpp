@@ -75,10 +75,9 @@ class NvrtcCompiler : public Compiler {
     const auto start = std::chrono::steady_clock::now();
 
     ProgramPtr program(new nvrtcProgram(nullptr));
-    const std::string source_name =
-        request.source_name.empty() ? "kernel.cu" : request.source_name;
-    check(nvrtcCreateProgram(program.get(), request.source.c_str(), source_name.c_str(), 0,
-                             nullptr, nullptr),
+    const std::string source_name = request.source_name.empty() ? "kernel.cu" : request.source_name;
+    check(nvrtcCreateProgram(program.get(), request.source.c_str(), source_name.c_str(), 0, nullptr,
+                             nullptr),
           "nvrtcCreateProgram");
     check(nvrtcAddNameExpression(*program, request.kernel_name_expression.c_str()),
           "nvrtcAddNameExpression");
@@ -89,8 +88,8 @@ class NvrtcCompiler : public Compiler {
     std::vector<const char*> option_ptrs;
     for (const auto& option : options) option_ptrs.push_back(option.c_str());
 
-    const nvrtcResult compiled = nvrtcCompileProgram(
-        *program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+    const nvrtcResult compiled =
+        nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
     result.log = program_log(*program);
     if (compiled != NVRTC_SUCCESS) {
       if (compiled != NVRTC_ERROR_COMPILATION && compiled != NVRTC_ERROR_INVALID_OPTION) {

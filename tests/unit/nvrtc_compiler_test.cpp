@@ -22,12 +22,12 @@ TEST(NvrtcCompiler, Version) {
 
 TEST(NvrtcCompiler, CompilesExternCKernel) {
   auto compiler = make_nvrtc_compiler();
-  const auto kernel = compiler->compile(request_for(
-      "extern \"C\" __global__ void add_one(float* a, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) a[i] += 1.0f;\n"
-      "}\n",
-      "add_one"));
+  const auto kernel =
+      compiler->compile(request_for("extern \"C\" __global__ void add_one(float* a, int n) {\n"
+                                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "  if (i < n) a[i] += 1.0f;\n"
+                                    "}\n",
+                                    "add_one"));
   ASSERT_TRUE(kernel.ok) << kernel.log;
   EXPECT_EQ(kernel.lowered_name, "add_one");
   EXPECT_GT(kernel.registers, 0);
@@ -38,15 +38,15 @@ TEST(NvrtcCompiler, CompilesExternCKernel) {
 
 TEST(NvrtcCompiler, LowersTemplateNameExpressionAndReadsItsSharedMemory) {
   auto compiler = make_nvrtc_compiler();
-  const auto kernel = compiler->compile(request_for(
-      "template <int N, int PAD> __global__ void tiled(float* a) {\n"
-      "  __shared__ float tile[N][N + PAD];\n"
-      "  tile[threadIdx.y][threadIdx.x] = a[threadIdx.y * N + threadIdx.x];\n"
-      "  __syncthreads();\n"
-      "  a[threadIdx.y * N + threadIdx.x] = tile[threadIdx.x][threadIdx.y];\n"
-      "}\n"
-      "template __global__ void tiled<8, 1>(float*);\n",
-      "tiled<16, 1>"));
+  const auto kernel = compiler->compile(
+      request_for("template <int N, int PAD> __global__ void tiled(float* a) {\n"
+                  "  __shared__ float tile[N][N + PAD];\n"
+                  "  tile[threadIdx.y][threadIdx.x] = a[threadIdx.y * N + threadIdx.x];\n"
+                  "  __syncthreads();\n"
+                  "  a[threadIdx.y * N + threadIdx.x] = tile[threadIdx.x][threadIdx.y];\n"
+                  "}\n"
+                  "template __global__ void tiled<8, 1>(float*);\n",
+                  "tiled<16, 1>"));
   ASSERT_TRUE(kernel.ok) << kernel.log;
   EXPECT_EQ(kernel.lowered_name, "_Z5tiledILi16ELi1EEvPf");
   EXPECT_GT(kernel.registers, 0);
@@ -68,8 +68,8 @@ TEST(NvrtcCompiler, MacrosFromOptions) {
 
 TEST(NvrtcCompiler, SyntaxErrorIsNotOkAndKeepsTheLog) {
   auto compiler = make_nvrtc_compiler();
-  const auto kernel = compiler->compile(request_for(
-      "extern \"C\" __global__ void broken(float* a) { a[0] = 1.0f +; }\n", "broken"));
+  const auto kernel = compiler->compile(
+      request_for("extern \"C\" __global__ void broken(float* a) { a[0] = 1.0f +; }\n", "broken"));
   EXPECT_FALSE(kernel.ok);
   EXPECT_TRUE(kernel.image.empty());
   EXPECT_NE(kernel.log.find("test.cu"), std::string::npos) << kernel.log;

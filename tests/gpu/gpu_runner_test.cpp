@@ -1,0 +1,251 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gputune/compiler.h"
+#include "gputune/error.h"
+#include "gputune/problem.h"
+#include "gputune/runner.h"
+#include "gputune/search.h"
+#include "gputune/spec_loader.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+using Config = std::map<std::string, Value>;
+
+// "TILE=32 block_order=row" -> its values.
+Config config_of(const std::string& text) {
+  Config config;
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    const size_t eq = word.find('=');
+    const std::string name = word.substr(0, eq), value = word.substr(eq + 1);
+    const bool integer = value.find_first_not_of("0123456789") == std::string::npos;
+    config[name] = integer ? Value(int64_t{std::stoll(value)}) : Value(value);
+  }
+  return config;
+}
+
+// The index of the config with these values (every dimension named).
+uint64_t index_of(const SearchSpace& space, const std::string& text) {
+  const Config config = config_of(text);
+  std::vector<size_t> digits;
+  for (const Dimension& dimension : space.dimensions()) {
+    const auto it = config.find(dimension.name);
+    if (it == config.end()) throw std::runtime_error("no value for " + dimension.name);
+    const auto at = std::find(dimension.values.begin(), dimension.values.end(), it->second);
+    if (at == dimension.values.end()) throw std::runtime_error("bad value for " + dimension.name);
+    digits.push_back(static_cast<size_t>(at - dimension.values.begin()));
+  }
+  return space.encode(digits);
+}
+
+class GpuRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gpus_ = list_gpus();
+    if (gpus_.empty()) GTEST_SKIP() << "no GPU";
+    compiler_ = make_nvrtc_compiler();
+    timing_.warmup_ms = 5;
+    timing_.min_samples = 5;
+    timing_.max_samples = 50;
+    timing_.max_seconds = 0.2;
+  }
+
+  Candidate candidate(const Problem& problem, uint64_t index) {
+    Candidate c;
+    c.variant = problem.variant(index);
+    c.kernel = compiler_->compile(compile_request(problem, c.variant, gpus_[0].arch()));
+    return c;
+  }
+
+  Candidate candidate(const Problem& problem, const std::string& config) {
+    return candidate(problem, index_of(problem.space(), config));
+  }
+
+  std::vector<DeviceInfo> gpus_;
+  std::unique_ptr<Compiler> compiler_;
+  TimingOptions timing_;
+};
+
+const char kFaultySpec[] = R"(
+description: out = 2 * in, with planted faults
+kernel: {source: kernels/faulty.cu, name: faulty}
+problem: {n: 100003}
+arguments:
+  - {name: out, type: float32, count: n, output: true}
+  - {name: in,  type: float32, count: n, fill: random, seed: 7, range: [-1, 1]}
+  - {name: n,   type: int32,   value: n}
+launch:
+  block: [THREADS]
+  grid:  [ceil(n / THREADS)]
+parameters: {FAULT: [0, 1, 2, 3], THREADS: [256, 2048]}
+baseline: {FAULT: 0, THREADS: 256}
+check: {rtol: 0, atol: 0}
+)";
+
+std::unique_ptr<Problem> faulty_problem() {
+  return std::make_unique<Problem>(
+      parse_spec(kFaultySpec, test::source_dir() + "/tests/gpu/faulty.yaml"));
+}
+
+std::unique_ptr<Problem> transpose_problem(const std::string& n) {
+  return std::make_unique<Problem>(
+      load_spec(test::source_dir() + "/spaces/transpose.yaml", {{"n", n}}));
+}
+
+TEST_F(GpuRunnerTest, DeviceInfoIsFilledIn) {
+  const DeviceInfo& gpu = gpus_[0];
+  std::printf("GPU 0: %s, %s, %d SMs, L2 %lld bytes, %lld bytes, driver %d, uuid %s\n",
+              gpu.name.c_str(), gpu.arch().c_str(), gpu.sm_count,
+              static_cast<long long>(gpu.l2_bytes), static_cast<long long>(gpu.memory_bytes),
+              gpu.driver_version, gpu.uuid.c_str());
+  EXPECT_FALSE(gpu.name.empty());
+  EXPECT_GE(gpu.cc_major, 7);
+  EXPECT_GT(gpu.sm_count, 0);
+  EXPECT_GT(gpu.l2_bytes, 0);
+  EXPECT_GT(gpu.memory_bytes, 0);
+  EXPECT_GT(gpu.driver_version, 0);
+  EXPECT_EQ(gpu.uuid.rfind("GPU-", 0), 0u) << gpu.uuid;
+}
+
+TEST_F(GpuRunnerTest, TransposeBaselineAndTiledVariantMeasureOk) {
+  auto problem = transpose_problem("1000");  // ragged: not a multiple of any tile
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  const Measurement reference =
+      runner->set_reference(candidate(*problem, problem->baseline_index()));
+  EXPECT_EQ(reference.status, Status::kOk) << reference.message;
+  EXPECT_GE(reference.samples_ms.size(), 3u);
+
+  const std::vector<std::string> configs = {
+      "SHARED=1 TILE=32 PAD=1 MERGE_Y=4 block_order=row",
+      "SHARED=1 TILE=64 PAD=0 MERGE_Y=8 block_order=diagonal",
+      "SHARED=0 TILE=16 PAD=0 MERGE_Y=2 block_order=diagonal",
+  };
+  std::vector<Candidate> batch;
+  for (const std::string& config : configs) batch.push_back(candidate(*problem, config));
+  const auto results = runner->run(batch);
+  ASSERT_EQ(results.size(), configs.size());
+  for (const Measurement& m : results) {
+    EXPECT_EQ(m.status, Status::kOk) << m.config << ": " << m.message;
+    EXPECT_GE(m.samples_ms.size(), 3u) << m.config;
+    EXPECT_GT(m.median_ms(), 0) << m.config;
+    EXPECT_GT(m.registers, 0) << m.config;
+    EXPECT_FALSE(m.config.empty());
+  }
+  EXPECT_GT(results[0].shared_bytes, 0);
+}
+
+TEST_F(GpuRunnerTest, WrongAnswersAreCaught) {
+  auto problem = faulty_problem();
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  runner->set_reference(candidate(*problem, problem->baseline_index()));
+  const auto results = runner->run({candidate(*problem, "FAULT=1 THREADS=256"),
+                                    candidate(*problem, "FAULT=2 THREADS=256"),
+                                    candidate(*problem, "FAULT=0 THREADS=256")});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, Status::kWrongAnswer) << results[0].message;
+  EXPECT_NE(results[0].message.find("index 100002"), std::string::npos) << results[0].message;
+  EXPECT_NE(results[0].message.find("nan"), std::string::npos) << results[0].message;
+  EXPECT_EQ(results[1].status, Status::kWrongAnswer) << results[1].message;
+  EXPECT_NE(results[1].message.find("1 of 100003"), std::string::npos) << results[1].message;
+  EXPECT_TRUE(results[0].samples_ms.empty());
+  EXPECT_EQ(results[2].status, Status::kOk) << results[2].message;
+}
+
+TEST_F(GpuRunnerTest, TooLargeBlockIsResourceExceeded) {
+  auto problem = faulty_problem();
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  runner->set_reference(candidate(*problem, problem->baseline_index()));
+  const auto results = runner->run({candidate(*problem, "FAULT=0 THREADS=2048")});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::kResourceExceeded) << results[0].message;
+  EXPECT_NE(results[0].message.find("2048"), std::string::npos) << results[0].message;
+}
+
+TEST_F(GpuRunnerTest, IllegalAddressIsRuntimeErrorAndTheNextVariantStillRuns) {
+  auto problem = faulty_problem();
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  runner->set_reference(candidate(*problem, problem->baseline_index()));
+  const auto results = runner->run({candidate(*problem, "FAULT=3 THREADS=256"),
+                                    candidate(*problem, "FAULT=0 THREADS=256"),
+                                    candidate(*problem, "FAULT=2 THREADS=256")});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, Status::kRuntimeError) << results[0].message;
+  EXPECT_NE(results[0].message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos)
+      << results[0].message;
+  EXPECT_EQ(results[1].status, Status::kOk) << results[1].message;
+  EXPECT_EQ(results[2].status, Status::kWrongAnswer) << results[2].message;
+}
+
+TEST_F(GpuRunnerTest, CompileErrorIsReportedNotRun) {
+  auto problem = faulty_problem();
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  runner->set_reference(candidate(*problem, problem->baseline_index()));
+  Candidate broken = candidate(*problem, "FAULT=0 THREADS=256");
+  broken.kernel.ok = false;
+  broken.kernel.log = "test.cu(1): error: planted";
+  const auto results = runner->run({broken});
+  EXPECT_EQ(results[0].status, Status::kCompileError);
+  EXPECT_EQ(results[0].message, "test.cu(1): error: planted");
+}
+
+TEST_F(GpuRunnerTest, FailingBaselineThrows) {
+  auto problem = faulty_problem();
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  EXPECT_THROW(runner->set_reference(candidate(*problem, "FAULT=1 THREADS=256")),
+               Error);  // leaves an element NaN: nothing could be checked against it
+  EXPECT_THROW(runner->run({}), Error);  // no reference yet
+}
+
+TEST_F(GpuRunnerTest, CopyBandwidth) {
+  auto problem = faulty_problem();
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  const double gbs = runner->measure_copy_bandwidth();
+  std::printf("copy bandwidth: %.0f GB/s (read + write)\n", gbs);
+  RecordProperty("copy_gbs", std::to_string(gbs));
+  EXPECT_GT(gbs, 100);
+}
+
+// Every valid transpose variant at the spec's size: a figure for the report, and a check that
+// the whole space runs.
+TEST_F(GpuRunnerTest, TransposeSweep) {
+  auto problem = transpose_problem("8192");
+  auto runner = make_gpu_runner(*problem, 0, timing_);
+  const double copy_gbs = runner->measure_copy_bandwidth();
+  const Measurement baseline =
+      runner->set_reference(candidate(*problem, problem->baseline_index()));
+  std::vector<Candidate> batch;
+  for (uint64_t i = 0; i < problem->space().size(); ++i) {
+    if (problem->space().valid(i)) batch.push_back(candidate(*problem, i));
+  }
+  const auto results = runner->run(batch);
+  const Measurement* best = &baseline;
+  int ok = 0;
+  for (const Measurement& m : results) {
+    EXPECT_EQ(m.status, Status::kOk) << m.config << ": " << m.message;
+    if (m.status != Status::kOk) continue;
+    ++ok;
+    if (m.median_ms() < best->median_ms()) best = &m;
+  }
+  const double bytes = problem->bytes(problem->baseline_index());
+  auto gbs = [&](const Measurement& m) { return bytes / (m.median_ms() * 1e6); };
+  std::printf(
+      "transpose n=8192: %d/%zu ok; baseline %.3f ms (%.0f GB/s); best %s %.3f ms "
+      "(%.0f GB/s, %.0f%% of copy %.0f GB/s), %zu samples, spread %.3f\n",
+      ok, results.size(), baseline.median_ms(), gbs(baseline), best->config.c_str(),
+      best->median_ms(), gbs(*best), 100 * gbs(*best) / copy_gbs, copy_gbs, best->samples_ms.size(),
+      best->spread());
+}
+
+}  // namespace
+}  // namespace gputune
