@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds gputune and every test here (Release, in build-device/) and stages what the GPU machine
+# needs into .device/bin: the binaries and the shared libraries that machine may lack. Carry
+# .device with the device tool, then run tools/device-tests.sh there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build-device
+stage=.device/bin
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda" >/dev/null
+ninja -C "$build" -j "${JOBS:-1}"
+
+rm -rf .device
+mkdir -p "$stage"
+cp "$build/gputune" "$stage/"
+find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -exec cp {} "$stage/" \;
+# The binaries carry RUNPATH $ORIGIN, so these are found beside them. libstdc++ comes along
+# because the GPU machine's image may be older than this one; NVRTC (100+ MB) is the
+# toolkit's there.
+for lib in libmuparser.so.2 libstdc++.so.6 libgcc_s.so.1; do
+  path=$(ldd "$stage/gputune" | awk -v l="$lib" '$1 == l {print $3}')
+  if [ -n "$path" ]; then cp -L "$path" "$stage/$lib"; fi
+done
+strip --strip-debug "$stage"/* 2>/dev/null || true
+du -sh .device >&2
+ls "$stage" >&2
