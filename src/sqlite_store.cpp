@@ -158,9 +158,6 @@ class Statement {
     return check(sqlite3_bind_text(stmt_, i, value.data(), static_cast<int>(value.size()),
                                    SQLITE_TRANSIENT));
   }
-  Statement& bind(int i, std::optional<double> value) {
-    return value ? bind(i, *value) : check(sqlite3_bind_null(stmt_, i));
-  }
 
   // True while there is a row to read.
   bool step() {

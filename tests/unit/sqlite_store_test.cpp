@@ -82,7 +82,9 @@ class TempDir {
 // Raw access for what the Store API does not expose (pragmas, tampering).
 class RawDb {
  public:
-  explicit RawDb(const std::string& path) { EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK); }
+  explicit RawDb(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+  }
   ~RawDb() { sqlite3_close(db_); }
   std::string text(const std::string& sql) {
     sqlite3_stmt* s = nullptr;
@@ -154,9 +156,9 @@ TEST(SqliteStore, EveryMeasurementFieldRoundTrips) {
 TEST(SqliteStore, EveryStatusRoundTrips) {
   auto store = open_sqlite_store(":memory:");
   int64_t w = store->workload(transpose_key());
-  const Status all[] = {Status::kOk,           Status::kConstraint, Status::kCompileError,
-                        Status::kResourceExceeded, Status::kRuntimeError, Status::kTimeout,
-                        Status::kWrongAnswer};
+  const Status all[] = {
+      Status::kOk,           Status::kConstraint, Status::kCompileError, Status::kResourceExceeded,
+      Status::kRuntimeError, Status::kTimeout,    Status::kWrongAnswer};
   std::vector<Measurement> ms;
   for (uint64_t i = 0; i < 7; ++i) ms.push_back(failed(i, all[i], "m"));
   store->commit(w, ms);
@@ -331,8 +333,11 @@ TEST(SqliteStore, CommitIsAllOrNothing) {
   // The schema's CHECK on status rejects the third row, after two have been inserted.
   Measurement bad = ok(9, {0.1});
   bad.status = static_cast<Status>(99);
-  expect_db_error([&] { store->commit(w, {ok(1, {0.2}), ok(2, {2.0}), bad, ok(3, {3.0})}); },
-                  "CHECK constraint");
+  expect_db_error(
+      [&] {
+        store->commit(w, {ok(1, {0.2}), ok(2, {2.0}), bad, ok(3, {3.0})});
+      },
+      "CHECK constraint");
   auto got = store->measured(w);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].samples_ms, std::vector<double>{1.0});
@@ -461,8 +466,7 @@ TEST(SqliteStore, ReadOnlyNeedsAnExistingDatabase) {
   expect_db_error([&] { open_sqlite_store(dir.file("missing.db"), true); }, "missing.db");
   EXPECT_FALSE(fs::exists(dir.file("missing.db")));
   std::ofstream(dir.file("empty.db")).close();
-  expect_db_error([&] { open_sqlite_store(dir.file("empty.db"), true); },
-                  "not a gputune database");
+  expect_db_error([&] { open_sqlite_store(dir.file("empty.db"), true); }, "not a gputune database");
 }
 
 TEST(SqliteStore, RefusesANonSqliteFile) {
