@@ -7,7 +7,9 @@ export GPUTUNE_SOURCE_DIR="$PWD"
 export GPUTUNE_BINARY="$PWD/.device/bin/gputune"
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 export LD_LIBRARY_PATH="$cuda/lib64:$cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The device tool brings back few files from $OUT, so the logs are joined into one.
 out="${OUT:-/tmp/gputune-device-tests}"
+logs=$(mktemp -d)
 mkdir -p "$out"
 
 {
@@ -20,10 +22,12 @@ failed=()
 summary=()
 for test in .device/bin/*_test; do
   name=$(basename "$test")
-  "$test" --gtest_color=no --gtest_output="xml:$out/$name.xml" >"$out/$name.log" 2>&1
+  # A hung kernel must not eat the whole lease.
+  timeout "${TEST_TIMEOUT:-150}" "$test" --gtest_color=no >"$logs/$name.log" 2>&1
   rc=$?
-  counts=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$name.log" | grep -v '\] .*\.' |
-           tr -s ' ' | tr '\n' ' ')
+  { echo "===== $name (rc $rc)"; cat "$logs/$name.log"; } >>"$out/tests.log"
+  counts=$(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$logs/$name.log" |
+           sed -E 's/^\[ +([A-Z]+) +\] ([0-9]+) .*/\1 \2/' | tr '\n' ' ')
   summary+=("$(printf '%-28s rc=%-3s %s' "$name" "$rc" "$counts")")
   if [ "$rc" -ne 0 ]; then failed+=("$name"); fi
 done
@@ -31,9 +35,9 @@ done
 # Failures in full, then the figures the GPU tests print, then one line per binary.
 for name in "${failed[@]}"; do
   echo "=== $name"
-  grep -E '\[  FAILED  \]|Failure|error|Expected|Which is|actual' "$out/$name.log" | head -40
+  grep -E -A3 '\[  FAILED  \]|Failure$' "$logs/$name.log" | head -40
 done
-cat "$out"/*_test.log | grep -E '^(GPU 0|copy bandwidth|transpose n=)' || true
+cat "$logs"/*.log | grep -E '^(GPU 0|copy bandwidth|transpose n=)' || true
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
 if [ "${#failed[@]}" -ne 0 ]; then
   echo "FAILED: ${failed[*]}"
