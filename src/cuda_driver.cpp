@@ -258,6 +258,8 @@ CUresult Module::function(const std::string& name, CUfunction* out) const {
   return api().cuModuleGetFunction(out, module_, name.c_str());
 }
 
+// A blocking stream: it stays ordered after the legacy-stream memsets and copies (poisoning,
+// uploads) without an explicit wait.
 Stream::Stream() { check(api().cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate"); }
 
 Stream::~Stream() {
