@@ -41,9 +41,7 @@ double fn_fmod(double a, double b) { return std::fmod(a, b); }
 double fn_pow(double a, double b) { return std::pow(a, b); }
 double fn_not(double x) { return x == 0 ? 1.0 : 0.0; }
 
-bool is_identifier_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
+bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 
 // muparser reports a token's position; an unknown name is the only thing it cannot assign.
 ExpressionError translate(const mu::ParserError& e, const std::string& text) {

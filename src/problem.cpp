@@ -109,7 +109,8 @@ Problem::Problem(Spec spec) : spec_(std::move(spec)), impl_(std::make_unique<Imp
   std::vector<size_t> digits(space_->dimensions().size(), 0);
   for (const auto& [name, value] : spec_.baseline) {
     const int d = space_->dimension_index(name);
-    if (d < 0) fail(spec_.baseline_where, "baseline names '" + name + "', which is not a parameter");
+    if (d < 0)
+      fail(spec_.baseline_where, "baseline names '" + name + "', which is not a parameter");
     const auto& values = space_->dimensions()[d].values;
     size_t k = 0;
     for (; k < values.size(); ++k) {
@@ -119,8 +120,8 @@ Problem::Problem(Spec spec) : spec_(std::move(spec)), impl_(std::make_unique<Imp
       if (same) break;
     }
     if (k == values.size()) {
-      fail(spec_.baseline_where, "baseline " + name + " = " + value.text() +
-                                     " is not among its values");
+      fail(spec_.baseline_where,
+           "baseline " + name + " = " + value.text() + " is not among its values");
     }
     digits[d] = k;
   }
@@ -253,8 +254,8 @@ Variant Problem::variant(uint64_t index) const {
     return static_cast<uint32_t>(std::llround(value));
   };
   for (size_t i = 0; i < impl_->block.size(); ++i) {
-    v.block[i] = launch_value(impl_->block[i], spec_.block[i], "block[" + std::to_string(i) + "]",
-                              false);
+    v.block[i] =
+        launch_value(impl_->block[i], spec_.block[i], "block[" + std::to_string(i) + "]", false);
   }
   for (size_t i = 0; i < impl_->grid.size(); ++i) {
     v.grid[i] =

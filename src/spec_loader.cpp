@@ -21,9 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kReservedNames[] = {
-    "sin",  "cos",  "tan",  "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-    "acosh", "atanh", "log2", "log10", "log", "ln", "exp", "sqrt", "sign", "rint",
-    "abs",  "sum",  "avg",  "min",  "max",  "ceil", "floor", "round", "_pi", "_e"};
+    "sin",   "cos",   "tan",  "asin",  "acos", "atan", "sinh",  "cosh",  "tanh", "asinh",
+    "acosh", "atanh", "log2", "log10", "log",  "ln",   "exp",   "sqrt",  "sign", "rint",
+    "abs",   "sum",   "avg",  "min",   "max",  "ceil", "floor", "round", "_pi",  "_e"};
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -66,8 +66,9 @@ std::string join(const std::vector<std::string>& words) {
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 std::string trim(const std::string& s) {
@@ -79,11 +80,16 @@ std::string trim(const std::string& s) {
 
 const char* kind_of(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "nothing";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "nothing";
+    default:
+      return "nothing";
   }
 }
 
@@ -158,12 +164,14 @@ class Loader {
                   const std::string& context) const;
   YAML::Node key_node(const YAML::Node& map, const std::string& key) const;
   void require_map(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsMap()) fail(node, what + " must be a map, got " + kind_of(node) + "; expected " +
-                                      "key: value pairs");
+    if (!node.IsMap())
+      fail(node,
+           what + " must be a map, got " + kind_of(node) + "; expected " + "key: value pairs");
   }
   void require_list(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsSequence()) fail(node, what + " must be a list, got " + kind_of(node) +
-                                           "; expected [a, b, ...] or '- ' items");
+    if (!node.IsSequence())
+      fail(node,
+           what + " must be a list, got " + kind_of(node) + "; expected [a, b, ...] or '- ' items");
   }
   std::string string_of(const YAML::Node& node, const std::string& what) const;
   double number_of(const YAML::Node& node, const std::string& what) const;
@@ -316,11 +324,11 @@ void Loader::check_expression(const ExprText& expr, Visible visible, const std::
     const std::string source = from_override ? " (from --set)" : "";
     const std::string prefix = "undefined name '";
     if (e.message.rfind(prefix, 0) == 0) {
-      const std::string name = e.message.substr(prefix.size(), e.message.size() - prefix.size() - 1);
+      const std::string name =
+          e.message.substr(prefix.size(), e.message.size() - prefix.size() - 1);
       std::string why;
-      const bool is_dimension =
-          std::find(numeric_dimensions_.begin(), numeric_dimensions_.end(), name) !=
-          numeric_dimensions_.end();
+      const bool is_dimension = std::find(numeric_dimensions_.begin(), numeric_dimensions_.end(),
+                                          name) != numeric_dimensions_.end();
       const bool is_symbol = std::find(symbol_dimensions_.begin(), symbol_dimensions_.end(),
                                        name) != symbol_dimensions_.end();
       const bool is_problem =
@@ -340,8 +348,7 @@ void Loader::check_expression(const ExprText& expr, Visible visible, const std::
   }
 }
 
-void Loader::define_name(const std::string& name, const YAML::Node& node,
-                         const std::string& kind) {
+void Loader::define_name(const std::string& name, const YAML::Node& node, const std::string& kind) {
   if (!is_identifier(name)) {
     fail(node, kind + " name '" + name +
                    "' is not an identifier; expected letters, digits and '_', not starting with "
@@ -394,14 +401,15 @@ void Loader::read_kernel(const YAML::Node& node, Spec* spec) {
     last = base.substr(colons + 2);
   }
   if (!is_identifier(last)) {
-    fail(name, "kernel name '" + text + "' does not start with an identifier; expected a name "
-                                        "such as transpose or transpose<TILE>");
+    fail(name, "kernel name '" + text +
+                   "' does not start with an identifier; expected a name "
+                   "such as transpose or transpose<TILE>");
   }
   const std::vector<std::string> globals = global_functions(spec->kernel_source);
   if (std::find(globals.begin(), globals.end(), last) == globals.end()) {
     fail(name, "kernel '" + last + "' is not a __global__ function of " + relative +
-                   suggestion(last, globals) + "; expected one of: " +
-                   (globals.empty() ? "(none found)" : join(globals)));
+                   suggestion(last, globals) +
+                   "; expected one of: " + (globals.empty() ? "(none found)" : join(globals)));
   }
 
   if (const YAML::Node options = node["options"]) {
@@ -436,8 +444,9 @@ void Loader::read_problem(const YAML::Node& node, Spec* spec) {
                       (problem_names_.empty() ? "(the spec has none)" : join(problem_names_)));
     }
     if (trim(text).empty()) {
-      throw Error(ErrorCode::kUsage, path_ + ": --set " + name + "= has no value; expected "
-                                             "name=number or name=expression");
+      throw Error(ErrorCode::kUsage, path_ + ": --set " + name +
+                                         "= has no value; expected "
+                                         "name=number or name=expression");
     }
     it->second.text = text;
     overridden_.insert(name);
@@ -506,8 +515,8 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
   bool has_output = false;
   for (const auto& item : node) {
     require_map(item, "an argument");
-    check_keys(item, {"name", "type", "count", "value", "output", "fill", "fill_value", "seed",
-                      "range"},
+    check_keys(item,
+               {"name", "type", "count", "value", "output", "fill", "fill_value", "seed", "range"},
                "an argument");
     ArgumentSpec arg;
     arg.where = where(item);
@@ -515,15 +524,17 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
     if (!name) fail(item, "an argument has no 'name'; expected name: <identifier>");
     arg.name = string_of(name, "an argument name");
     if (!is_identifier(arg.name)) {
-      fail(name, "argument name '" + arg.name + "' is not an identifier; expected letters, "
-                                                "digits and '_'");
+      fail(name, "argument name '" + arg.name +
+                     "' is not an identifier; expected letters, "
+                     "digits and '_'");
     }
     if (!names.insert(arg.name).second) {
       fail(name, "argument '" + arg.name + "' is listed twice; expected unique argument names");
     }
     const std::string what = "argument '" + arg.name + "'";
     const YAML::Node type = item["type"];
-    if (!type) fail(item, what + " has no 'type'; expected one of int8 .. uint64, float32, float64");
+    if (!type)
+      fail(item, what + " has no 'type'; expected one of int8 .. uint64, float32, float64");
     const std::string type_text = string_of(type, what + " type");
     if (!parse_type(type_text, &arg.type)) {
       fail(type, "unknown type '" + type_text + "' for " + what +
@@ -559,8 +570,8 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
              {"fill", fill}, {"fill_value", fill_value}, {"seed", seed}, {"range", range}}) {
       if (!present) continue;
       if (!arg.is_buffer) {
-        fail(key_node(item, key), what + " is a scalar; '" + key +
-                                      "' applies to input buffers only");
+        fail(key_node(item, key),
+             what + " is a scalar; '" + key + "' applies to input buffers only");
       }
       if (arg.output) {
         fail(key_node(item, key), what + " is an output, which gets no fill; '" + key +
@@ -594,8 +605,9 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
     }
     if (seed) {
       if (arg.fill != Fill::kRandom) {
-        fail(key_node(item, "seed"), what + " has a seed but its fill is not random; expected "
-                                            "seed only with fill: random");
+        fail(key_node(item, "seed"), what +
+                                         " has a seed but its fill is not random; expected "
+                                         "seed only with fill: random");
       }
       const int64_t s = integer_of(seed, what + " seed");
       if (s < 0) fail(seed, what + " seed is negative; expected a non-negative integer");
@@ -603,8 +615,9 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
     }
     if (range) {
       if (arg.fill != Fill::kRandom) {
-        fail(key_node(item, "range"), what + " has a range but its fill is not random; expected "
-                                             "range only with fill: random");
+        fail(key_node(item, "range"), what +
+                                          " has a range but its fill is not random; expected "
+                                          "range only with fill: random");
       }
       if (!range.IsSequence() || range.size() != 2) {
         fail(range, what + " range must be a list of two numbers, got " +
@@ -630,8 +643,9 @@ void Loader::read_launch(const YAML::Node& node, Spec* spec) {
   check_keys(node, {"block", "grid", "shared_bytes"}, "launch");
   for (const char* key : {"block", "grid"}) {
     const YAML::Node dims = node[key];
-    if (!dims) fail(node, std::string("launch has no '") + key + "'; expected " + key +
-                              ": [x] or [x, y] or [x, y, z]");
+    if (!dims)
+      fail(node, std::string("launch has no '") + key + "'; expected " + key +
+                     ": [x] or [x, y] or [x, y, z]");
     std::vector<ExprText>& out = std::string(key) == "block" ? spec->block : spec->grid;
     const std::string what = std::string("launch ") + key;
     if (dims.IsScalar()) {
@@ -752,8 +766,9 @@ void Loader::read_search(const YAML::Node& node, Spec* spec) {
     int64_t evaluations = 0;
     if (budget.Tag() != "!" && YAML::convert<int64_t>::decode(budget, evaluations)) {
       if (evaluations <= 0) {
-        fail(budget, "search budget " + text + " is not positive; expected a number of "
-                                               "evaluations or a time such as 90s or 10m");
+        fail(budget, "search budget " + text +
+                         " is not positive; expected a number of "
+                         "evaluations or a time such as 90s or 10m");
       }
       spec->search.budget_evaluations = evaluations;
     } else {
@@ -764,9 +779,10 @@ void Loader::read_search(const YAML::Node& node, Spec* spec) {
       const double amount = number.empty() ? 0 : std::strtod(number.c_str(), &end);
       if (units.find(unit) == std::string::npos || unit == '\0' || number.empty() ||
           end != number.c_str() + number.size() || !(amount > 0) || !std::isfinite(amount)) {
-        fail(budget, "search budget '" + text + "' is neither a count nor a time; expected an "
-                                                "integer (evaluations) or a time such as 90s, "
-                                                "10m or 2h");
+        fail(budget, "search budget '" + text +
+                         "' is neither a count nor a time; expected an "
+                         "integer (evaluations) or a time such as 90s, "
+                         "10m or 2h");
       }
       spec->search.budget_seconds = amount * (unit == 's' ? 1 : unit == 'm' ? 60 : 3600);
     }
@@ -791,12 +807,14 @@ Spec Loader::load() {
     fail(at, "invalid YAML (" + e.msg + "); expected a YAML map of spec keys");
   }
   const YAML::Node root = loaded;  // const: a lookup must never insert a key
-  if (root.IsNull()) fail(SourceLocation{path_, 1, 1}, "the spec is empty; expected a map with "
-                                                       "kernel, arguments, launch and parameters");
+  if (root.IsNull())
+    fail(SourceLocation{path_, 1, 1},
+         "the spec is empty; expected a map with "
+         "kernel, arguments, launch and parameters");
   require_map(root, "the spec");
-  const std::vector<std::string> keys = {
-      "description", "kernel",      "problem",  "arguments", "launch", "parameters",
-      "transforms",  "constraints", "baseline", "check",     "metrics", "search"};
+  const std::vector<std::string> keys = {"description", "kernel",     "problem",    "arguments",
+                                         "launch",      "parameters", "transforms", "constraints",
+                                         "baseline",    "check",      "metrics",    "search"};
   check_keys(root, keys, "the spec");
   for (const char* required : {"kernel", "arguments", "launch"}) {
     if (!root[required]) {

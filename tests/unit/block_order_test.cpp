@@ -57,7 +57,8 @@ TEST(BlockOrder, DiagonalOnSquareGridIsTheClassicShift) {
 TEST(BlockOrder, SwizzleGroupsRows) {
   // swizzle2 on a 3x4 grid: the first 6 launched blocks cover block rows 0 and 1, column-major.
   std::vector<std::pair<uint32_t, uint32_t>> first;
-  for (uint32_t id = 0; id < 6; ++id) first.push_back(remap_block("swizzle2", id % 3, id / 3, 3, 4));
+  for (uint32_t id = 0; id < 6; ++id)
+    first.push_back(remap_block("swizzle2", id % 3, id / 3, 3, 4));
   EXPECT_EQ(first, (std::vector<std::pair<uint32_t, uint32_t>>{
                        {0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}));
   // A ragged last group (5 rows in groups of 2) holds one row.
@@ -80,8 +81,8 @@ TEST(BlockOrder, PreludeRedefinesBlockIdxFromHardwareRegisters) {
 }
 
 TEST(BlockOrder, UnknownOrdersAreSpecErrors) {
-  for (const std::string bad : {"rows", "swizzle", "swizzle1", "swizzle65", "swizzle08",
-                                "swizzlex", "Diagonal", ""}) {
+  for (const std::string bad :
+       {"rows", "swizzle", "swizzle1", "swizzle65", "swizzle08", "swizzlex", "Diagonal", ""}) {
     EXPECT_FALSE(is_block_order(bad)) << bad;
     try {
       block_order_prelude(bad);

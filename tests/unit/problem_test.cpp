@@ -121,8 +121,9 @@ TEST_F(ProblemTest, BaselineIndex) {
 }
 
 TEST_F(ProblemTest, BaselineOutsideTheConstraints) {
-  const std::string message =
-      error([&] { Problem p(spec({{25, "baseline: {TILE: 16, MERGE: 8}"}})); });
+  const std::string message = error([&] {
+    Problem p(spec({{25, "baseline: {TILE: 16, MERGE: 8}"}}));
+  });
   EXPECT_EQ(message.substr(0, path().size() + 7), path() + ":25:1: ") << message;
   EXPECT_NE(message.find("fails constraint 1 (TILE / MERGE >= 8)"), std::string::npos) << message;
   // With no baseline written, the first valid config is the baseline.
@@ -137,14 +138,12 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   const uint64_t index = space.encode({2, 1, 1, 1, 1, 1});  // TILE=64 PAD=1 MERGE=2 ...
   const Variant v = problem.variant(index);
   EXPECT_EQ(v.index, index);
-  EXPECT_EQ(v.config,
-            R"({"TILE":64,"PAD":1,"MERGE":2,"block_order":"diagonal","max_registers":64,)"
-            R"("fast_math":1})");
+  EXPECT_EQ(v.config, R"({"TILE":64,"PAD":1,"MERGE":2,"block_order":"diagonal","max_registers":64,)"
+                      R"("fast_math":1})");
   EXPECT_EQ(v.kernel_name_expression, "transpose<64, 1>");
-  EXPECT_EQ(v.compile_options,
-            (std::vector<std::string>{"-DTILE=64", "-DPAD=1", "-DMERGE=2",
-                                      "--extra-device-vectorization", "--maxrregcount=64",
-                                      "--use_fast_math"}));
+  EXPECT_EQ(v.compile_options, (std::vector<std::string>{"-DTILE=64", "-DPAD=1", "-DMERGE=2",
+                                                         "--extra-device-vectorization",
+                                                         "--maxrregcount=64", "--use_fast_math"}));
   EXPECT_NE(v.prelude.find("#define blockIdx"), std::string::npos);
   EXPECT_EQ(v.block, (std::array<uint32_t, 3>{64, 32, 1}));
   EXPECT_EQ(v.grid, (std::array<uint32_t, 3>{16, 16, 1}));  // ceil(1000 / 64)
@@ -156,16 +155,15 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   const Variant first = problem.variant(0);  // TILE=16 PAD=0 MERGE=1 row 0 0
   EXPECT_EQ(first.kernel_name_expression, "transpose<16, 0>");
   EXPECT_EQ(first.prelude, "");
-  EXPECT_EQ(first.compile_options,
-            (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
-                                      "--extra-device-vectorization"}));
+  EXPECT_EQ(first.compile_options, (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
+                                                             "--extra-device-vectorization"}));
   EXPECT_EQ(first.grid, (std::array<uint32_t, 3>{63, 63, 1}));
   EXPECT_EQ(first.scalar_arguments, (std::vector<double>{1000, 0.25}));
 }
 
 TEST_F(ProblemTest, TemplateSubstitutionMatchesWholeIdentifiersOnly) {
-  Problem problem(spec({{3, "  name: transpose<TILE, PAD, TILE_X, (PAD + TILE)>"},
-                        {18, "  MERGE: [1]"}}));
+  Problem problem(
+      spec({{3, "  name: transpose<TILE, PAD, TILE_X, (PAD + TILE)>"}, {18, "  MERGE: [1]"}}));
   EXPECT_EQ(problem.variant(problem.space().encode({1, 1, 0, 0, 0, 0})).kernel_name_expression,
             "transpose<32, 1, TILE_X, (1 + 32)>");
 }
@@ -187,7 +185,8 @@ TEST_F(ProblemTest, NonIntegerLaunchDimension) {
 
 TEST_F(ProblemTest, ZeroOrHugeLaunchDimension) {
   Problem zero(spec({{13, "  grid: [n / TILE - 1000 / TILE]"}}));
-  EXPECT_NE(error([&] { zero.variant(0); }).find(":13:10: grid[0] = n / TILE - 1000 / TILE is 0"), std::string::npos);
+  EXPECT_NE(error([&] { zero.variant(0); }).find(":13:10: grid[0] = n / TILE - 1000 / TILE is 0"),
+            std::string::npos);
   Problem huge(spec({{13, "  grid: [n * n * n * n]"}}));
   EXPECT_NE(error([&] { huge.variant(0); }).find("no larger than 2147483647"), std::string::npos);
 }
@@ -207,8 +206,9 @@ TEST_F(ProblemTest, BadBufferCount) {
 }
 
 TEST_F(ProblemTest, EmptySpaceAfterConstraints) {
-  const std::string message =
-      error([&] { Problem p(spec({{24, "  - TILE / MERGE >= 128"}, {25, "#"}})); });
+  const std::string message = error([&] {
+    Problem p(spec({{24, "  - TILE / MERGE >= 128"}, {25, "#"}}));
+  });
   EXPECT_EQ(message.substr(0, path().size() + 7), path() + ":23:1: ") << message;
   EXPECT_NE(message.find("no config satisfies the constraints (192 configs, each fails at "
                          "least one)"),

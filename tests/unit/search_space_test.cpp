@@ -110,8 +110,7 @@ TEST(SearchSpace, DescribeAndJson) {
   d.push_back({"SCALE", {0.5, 2.0}, false});
   SearchSpace space(d, {"SCALE * TILE >= 16"}, problem);
   EXPECT_EQ(space.describe(space.encode({1, 1, 0, 0})), "TILE=32 PAD=1 MERGE=1 SCALE=0.5");
-  EXPECT_EQ(space.json(space.encode({1, 1, 0, 0})),
-            R"({"TILE":32,"PAD":1,"MERGE":1,"SCALE":0.5})");
+  EXPECT_EQ(space.json(space.encode({1, 1, 0, 0})), R"({"TILE":32,"PAD":1,"MERGE":1,"SCALE":0.5})");
   EXPECT_FALSE(space.valid(space.encode({0, 0, 0, 0})));  // 0.5 * 16 < 16
   EXPECT_EQ(space.dimension_index("MERGE"), 2);
   EXPECT_EQ(space.dimension_index("NOPE"), -1);

@@ -213,7 +213,8 @@ TEST_F(SpecLoaderTest, YamlSyntaxError) {
 }
 
 TEST_F(SpecLoaderTest, UnknownKeys) {
-  expect_error(base({{9, "lanch:"}}), "9:1", "unknown key 'lanch' in the spec (did you mean 'launch'?)");
+  expect_error(base({{9, "lanch:"}}), "9:1",
+               "unknown key 'lanch' in the spec (did you mean 'launch'?)");
   expect_error(base({{2, "  sorce: ../kernels/k.cu"}}), "2:3",
                "unknown key 'sorce' in kernel (did you mean 'source'?)");
   expect_error(base({{6, "  - {name: out, type: float32, count: n*n, outptu: true}"}}), "6:44",
@@ -257,8 +258,8 @@ TEST_F(SpecLoaderTest, UndefinedName) {
                "undefined name 'MERGEY' in launch block[1] (did you mean 'MERGE'?)");
   expect_error(base({{4, "problem: {n: 1024, m: k / 2}"}}), "4:23", "undefined name 'k'");
   expect_error(base({{4, "problem: {m: n / 2, n: 1024}"}}), "4:14", "'n' is defined later");
-  expect_error(base({{6, "  - {name: out, type: float32, count: TILE * n, output: true}"}}),
-               "6:39", "'TILE' is a parameter; argument 'out' count may use problem values only");
+  expect_error(base({{6, "  - {name: out, type: float32, count: TILE * n, output: true}"}}), "6:39",
+               "'TILE' is a parameter; argument 'out' count may use problem values only");
   expect_error(base({{19, "  - block_order == 1"}}), "19:5", "'block_order' has non-numeric");
 }
 
@@ -306,8 +307,9 @@ TEST_F(SpecLoaderTest, ArgumentRules) {
                "range is empty");
   expect_error(base({{7, "  - {name: out, type: float32, count: n*n}"}}), "7:12",
                "argument 'out' is listed twice");
-  Spec spec = parse(base({{7, "  - {name: in, type: float64, count: n, fill: constant, "
-                              "fill_value: 2.5}"}}));
+  Spec spec = parse(base({{7,
+                           "  - {name: in, type: float64, count: n, fill: constant, "
+                           "fill_value: 2.5}"}}));
   EXPECT_EQ(spec.arguments[1].fill, Fill::kConstant);
   EXPECT_DOUBLE_EQ(spec.arguments[1].fill_value, 2.5);
 }
