@@ -4,10 +4,21 @@
 # .device with the device tool, then run tools/device-tests.sh there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# BUNDLE_REV=<commit> builds that commit instead of the working tree, which others may be
+# editing at the same time.
 build=build-device
 stage=.device/bin
 cuda="${CUDA_HOME:-/usr/local/cuda}"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda" >/dev/null
+source_dir=.
+if [ -n "${BUNDLE_REV:-}" ]; then
+  source_dir="$build/source"
+  rm -rf "$source_dir"
+  mkdir -p "$source_dir"
+  git archive "$BUNDLE_REV" | tar -x -C "$source_dir"
+  build="$build/build"
+fi
+cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCUDAToolkit_ROOT="$cuda" >/dev/null
 ninja -C "$build" -j "${JOBS:-1}"
 
 rm -rf .device
