@@ -1,0 +1,63 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gputune/cost_model.h"
+#include "gputune/strategy.h"
+
+namespace gputune {
+
+// Measurements of another workload of the same spec: another problem size, another GPU or an
+// earlier kernel version. Configs are matched by their JSON, not their index, because the
+// index changes with the space.
+struct PriorData {
+  std::vector<std::pair<std::string, double>> problem_values;  // as Problem::problem_values()
+  std::string label;  // where it came from, for reports
+  std::vector<Measurement> measurements;
+};
+
+struct ModelStrategyOptions {
+  size_t initial_random = 8;       // cold start: random configs before the model takes over
+  size_t candidate_limit = 20000;  // the whole valid space up to this, else a seeded sample
+  size_t prior_points = 300;       // prior measurements the prior model is fit on, at most
+  double exploration = 0.01;       // expected improvement beyond this margin, in log time
+  GpOptions gp;
+};
+
+// Where proposal time went.
+struct ModelStrategyStats {
+  size_t model_steps = 0;  // configs chosen by the model
+  double total_ms = 0, max_ms = 0;  // fit + predict per model step
+  double prior_fit_ms = 0;
+  size_t prior_used = 0;  // prior measurements the prior model was fit on
+};
+
+// Model-guided search: a Gaussian process on log time proposes the config with the largest
+// expected improvement. With prior data, a GP fit on it ranks the whole space first, so the
+// search starts from the most promising configs, and its prediction becomes the mean function
+// that the GP on this workload's results corrects.
+class ModelStrategy : public Strategy {
+ public:
+  explicit ModelStrategy(uint64_t seed, ModelStrategyOptions options = {});
+  ~ModelStrategy() override;
+
+  // This workload's problem values, which place it among the prior data's. Before start().
+  void set_problem_values(std::vector<std::pair<std::string, double>> values);
+  void set_prior(std::vector<PriorData> prior);
+
+  // `prior` here: measurements of a workload at this problem's values (another GPU, say).
+  void start(const SearchSpace& space, const std::vector<Measurement>& prior) override;
+  std::vector<uint64_t> propose(size_t max_batch) override;
+  void observe(const std::vector<Measurement>& results) override;
+
+  const ModelStrategyStats& stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gputune

@@ -1,0 +1,461 @@
+#include "gputune/model_strategy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "features.h"
+#include "local_strategies.h"
+#include "permutation.h"
+
+namespace gputune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kEnumerateLimit = 2'000'000;  // products walked whole to find valid configs
+constexpr double kFailurePenalty = 1.0;          // in log time, beyond the worst ok result
+
+double expected_improvement(double best, double mean, double stddev, double margin) {
+  const double gain = best - mean - margin;
+  if (stddev <= 1e-12) return std::max(gain, 0.0);
+  const double z = gain / stddev;
+  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+  return gain * cdf + stddev * pdf;
+}
+
+bool ok_time(const Measurement& m, double* log_ms) {
+  if (m.status != Status::kOk) return false;
+  const double median = m.median_ms();
+  if (!(median > 0)) return false;
+  *log_ms = std::log(median);
+  return true;
+}
+
+}  // namespace
+
+struct ModelStrategy::Impl {
+  struct Observation {
+    uint64_t index = 0;
+    double prior = 0;     // prior model's prediction, 0 without one
+    double believed = 0;  // the model's mean when proposed: the target until a result comes
+    bool placeholder = false;  // proposed before any model: no belief of its own
+    bool observed = false, ok = false;
+    double log_ms = 0;
+  };
+
+  uint64_t seed;
+  ModelStrategyOptions options;
+  std::vector<std::string> problem_names;
+  std::vector<double> problem_values;
+  std::vector<PriorData> prior_sets;
+
+  const SearchSpace* space = nullptr;
+  std::unique_ptr<FeatureMap> features;
+  std::vector<uint64_t> candidates;
+  std::unordered_map<uint64_t, Eigen::Index> candidate_row;
+  Eigen::RowVectorXd x_mean, x_scale;
+  std::unique_ptr<CandidatePosterior> posterior;
+  std::unique_ptr<GaussianProcess> prior_model;
+  Eigen::VectorXd prior_mean;          // per candidate
+  std::vector<Eigen::Index> prior_order;  // candidates, most promising first
+  size_t prior_next = 0;
+  std::unique_ptr<RandomPermutation> random_order;
+  uint64_t random_next = 0;
+
+  std::vector<Observation> observations;
+  std::unordered_map<uint64_t, size_t> observation_of;
+  std::vector<bool> row_proposed;
+  size_t selected_at = 0;  // real results at the last hyperparameter selection
+  ModelStrategyStats stats;
+
+  Eigen::RowVectorXd standardised(uint64_t index) const {
+    std::vector<double> row = features->row(index, problem_values);
+    Eigen::RowVectorXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
+    return (x - x_mean).array() / x_scale.array();
+  }
+
+  double prior_of(uint64_t index) const {
+    if (!prior_model) return 0;
+    auto found = candidate_row.find(index);
+    if (found != candidate_row.end()) return prior_mean(found->second);
+    std::vector<double> row = features->row(index, problem_values);
+    Eigen::MatrixXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
+    Eigen::VectorXd mean;
+    prior_model->predict(x, &mean, nullptr);
+    return mean(0);
+  }
+
+  void collect_candidates() {
+    candidates.clear();
+    if (space->size() <= kEnumerateLimit) {
+      for (uint64_t i = 0; i < space->size(); ++i) {
+        if (space->valid(i)) candidates.push_back(i);
+      }
+      if (candidates.size() > options.candidate_limit) {
+        RandomPermutation pick(candidates.size(), seed ^ 0x5eed);
+        std::vector<uint64_t> sample;
+        for (size_t i = 0; i < options.candidate_limit; ++i) sample.push_back(candidates[pick(i)]);
+        std::sort(sample.begin(), sample.end());
+        candidates = std::move(sample);
+      }
+    } else {
+      RandomPermutation pick(space->size(), seed ^ 0x5eed);
+      const uint64_t tries = std::min<uint64_t>(space->size(), 50 * options.candidate_limit);
+      for (uint64_t i = 0; i < tries && candidates.size() < options.candidate_limit; ++i) {
+        uint64_t index = pick(i);
+        if (space->valid(index)) candidates.push_back(index);
+      }
+      std::sort(candidates.begin(), candidates.end());
+    }
+    for (size_t r = 0; r < candidates.size(); ++r) {
+      candidate_row[candidates[r]] = static_cast<Eigen::Index>(r);
+    }
+  }
+
+  void fit_prior(const std::vector<PriorData>& sets, const Eigen::MatrixXd& candidate_x) {
+    const auto start = Clock::now();
+    std::vector<std::vector<double>> rows;
+    std::vector<double> targets;
+    for (const PriorData& set : sets) {
+      std::vector<double> values = problem_values;
+      for (size_t p = 0; p < problem_names.size(); ++p) {
+        for (const auto& [name, value] : set.problem_values) {
+          if (name == problem_names[p]) values[p] = value;
+        }
+      }
+      std::vector<double> ok_logs;
+      for (const Measurement& m : set.measurements) {
+        double log_ms = 0;
+        if (ok_time(m, &log_ms)) ok_logs.push_back(log_ms);
+      }
+      if (ok_logs.empty()) continue;
+      // Each workload is centred on its own median, so a faster GPU or a smaller problem
+      // shifts nothing: the prior carries the shape of the space, not its scale.
+      std::nth_element(ok_logs.begin(), ok_logs.begin() + ok_logs.size() / 2, ok_logs.end());
+      const double centre = ok_logs[ok_logs.size() / 2];
+      const double worst = *std::max_element(ok_logs.begin(), ok_logs.end());
+      for (const Measurement& m : set.measurements) {
+        auto row = features->row_from_json(m.config, values);
+        if (!row) continue;
+        double log_ms = 0;
+        bool ok = ok_time(m, &log_ms);
+        rows.push_back(std::move(*row));
+        targets.push_back((ok ? log_ms : worst + kFailurePenalty) - centre);
+      }
+    }
+    if (rows.empty()) return;
+    // The best configs matter most for ranking, so the fit keeps all of the best half of its
+    // budget and a seeded spread of the rest.
+    std::vector<size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return targets[a] < targets[b]; });
+    std::vector<size_t> keep;
+    const size_t limit = std::max<size_t>(options.prior_points, 2);
+    if (order.size() <= limit) {
+      keep = order;
+    } else {
+      keep.assign(order.begin(), order.begin() + limit / 2);
+      const size_t rest = order.size() - limit / 2;
+      RandomPermutation pick(rest, seed ^ 0x9e1);
+      for (size_t i = 0; keep.size() < limit; ++i) keep.push_back(order[limit / 2 + pick(i)]);
+    }
+    Eigen::MatrixXd x(keep.size(), features->size());
+    Eigen::VectorXd y(keep.size());
+    for (size_t i = 0; i < keep.size(); ++i) {
+      x.row(i) = Eigen::Map<const Eigen::RowVectorXd>(rows[keep[i]].data(), x.cols());
+      y(i) = targets[keep[i]];
+    }
+    prior_model = std::make_unique<GaussianProcess>(options.gp);
+    prior_model->fit(x, y);
+    prior_model->predict(candidate_x, &prior_mean, nullptr);
+    prior_order.resize(candidates.size());
+    std::iota(prior_order.begin(), prior_order.end(), 0);
+    std::stable_sort(prior_order.begin(), prior_order.end(),
+                     [&](Eigen::Index a, Eigen::Index b) { return prior_mean(a) < prior_mean(b); });
+    stats.prior_used = keep.size();
+    stats.prior_fit_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  }
+
+  void add(uint64_t index, double believed) {
+    Observation o;
+    o.index = index;
+    o.prior = prior_of(index);
+    o.believed = believed;
+    observation_of[index] = observations.size();
+    observations.push_back(o);
+    auto row = candidate_row.find(index);
+    if (row != candidate_row.end()) row_proposed[row->second] = true;
+    posterior->add(standardised(index));
+  }
+
+  size_t real_ok() const {
+    size_t n = 0;
+    for (const auto& o : observations) n += o.observed && o.ok;
+    return n;
+  }
+
+  // The next config by a fixed order (random, or the prior's ranking); npos when exhausted.
+  bool next_in_order(uint64_t* index) {
+    if (prior_model) {
+      while (prior_next < prior_order.size()) {
+        Eigen::Index row = prior_order[prior_next++];
+        if (!row_proposed[row]) {
+          *index = candidates[row];
+          return true;
+        }
+      }
+      return false;
+    }
+    while (random_next < candidates.size()) {
+      Eigen::Index row = static_cast<Eigen::Index>((*random_order)(random_next++));
+      if (!row_proposed[row]) {
+        *index = candidates[row];
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Targets for every observation (real, penalty or believed) and the offset the prior gives.
+  void targets(Eigen::VectorXd* y, Eigen::VectorXd* base, double* best) {
+    const size_t n = observations.size();
+    double worst = -std::numeric_limits<double>::infinity();
+    *best = std::numeric_limits<double>::infinity();
+    for (const auto& o : observations) {
+      if (o.observed && o.ok) {
+        worst = std::max(worst, o.log_ms);
+        *best = std::min(*best, o.log_ms);
+      }
+    }
+    // Failures count as worse than anything seen: they cluster (resource limits, bad tilings),
+    // and a model that ignored them would keep finding those regions unexplored and promising.
+    const double penalty = std::isfinite(worst) ? worst + kFailurePenalty : 0.0;
+    y->resize(n);
+    base->setZero(n);
+    double sum = 0;
+    size_t real = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Observation& o = observations[i];
+      (*y)(i) = !o.observed ? o.believed : o.ok ? o.log_ms : penalty;
+      if (o.observed) sum += (*y)(i), ++real;
+    }
+    // Pending configs without a belief of their own take the mean of the results (a constant
+    // liar), so that a batch still spreads out.
+    for (size_t i = 0; i < n; ++i) {
+      if (!observations[i].observed && observations[i].placeholder) {
+        (*y)(i) = real > 0 ? sum / static_cast<double>(real) : 0.0;
+      }
+    }
+    if (!prior_model) return;
+    // log time ~ a + b * prior: the prior's shape, rescaled and shifted to this workload.
+    double sp = 0, sy = 0, spp = 0, spy = 0, count = 0;
+    for (const auto& o : observations) {
+      if (!(o.observed && o.ok)) continue;
+      sp += o.prior;
+      sy += o.log_ms;
+      spp += o.prior * o.prior;
+      spy += o.prior * o.log_ms;
+      ++count;
+    }
+    double b = 1, a = 0;
+    if (count >= 4 && spp * count - sp * sp > 1e-9) {
+      b = std::clamp((spy * count - sp * sy) / (spp * count - sp * sp), 0.3, 3.0);
+    }
+    if (count > 0) a = (sy - b * sp) / count;
+    for (size_t i = 0; i < n; ++i) {
+      (*base)(i) = a + b * observations[i].prior;
+      if (!observations[i].observed && observations[i].placeholder) (*y)(i) = (*base)(i);
+    }
+    prior_a = a;
+    prior_b = b;
+  }
+  double prior_a = 0, prior_b = 1;
+
+  void maybe_select_hyperparameters(const Eigen::VectorXd& residual) {
+    std::vector<Eigen::Index> real;
+    for (size_t i = 0; i < observations.size(); ++i) {
+      if (observations[i].observed) real.push_back(static_cast<Eigen::Index>(i));
+    }
+    if (real.size() < 3) return;
+    if (selected_at > 0 && real.size() < selected_at + std::max<size_t>(2, selected_at / 4)) {
+      return;
+    }
+    selected_at = real.size();
+    Eigen::MatrixXd all = posterior->observed();
+    Eigen::MatrixXd x(real.size(), all.cols());
+    Eigen::VectorXd y(real.size());
+    for (size_t i = 0; i < real.size(); ++i) {
+      x.row(i) = all.row(real[i]);
+      y(i) = residual(real[i]);
+    }
+    GpHyperparameters h = gp_select(options.gp, x, y);
+    const GpHyperparameters& now = posterior->hyperparameters();
+    if (h.length != now.length || h.noise != now.noise) posterior->set_hyperparameters(h);
+  }
+
+  // One config chosen by expected improvement, added with its predicted time as believed.
+  bool model_step(uint64_t* chosen) {
+    const auto start = Clock::now();
+    Eigen::VectorXd y, base;
+    double best = 0;
+    targets(&y, &base, &best);
+    Eigen::VectorXd residual = y - base;
+    maybe_select_hyperparameters(residual);
+    Eigen::VectorXd mean, stddev;
+    posterior->predict(residual, &mean, &stddev);
+    if (prior_model) mean.array() += prior_a + prior_b * prior_mean.array();
+
+    double best_ei = -1, chosen_mean = 0;
+    bool found = false;
+    for (Eigen::Index r = 0; r < mean.size(); ++r) {
+      if (row_proposed[r]) continue;
+      double ei = expected_improvement(best, mean(r), stddev(r), options.exploration);
+      if (ei > best_ei) {
+        best_ei = ei;
+        chosen_mean = mean(r);
+        *chosen = candidates[r];
+        found = true;
+      }
+    }
+    // A sampled space may hold better configs next to the best ones found than in the sample.
+    if (candidates.size() >= options.candidate_limit) {
+      std::vector<size_t> order(observations.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return y(a) < y(b); });
+      std::vector<uint64_t> extra;
+      for (size_t k = 0; k < std::min<size_t>(3, order.size()); ++k) {
+        for (uint64_t n : space->neighbours(observations[order[k]].index)) {
+          if (!candidate_row.count(n) && !observation_of.count(n)) extra.push_back(n);
+        }
+      }
+      std::sort(extra.begin(), extra.end());
+      extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
+      if (!extra.empty()) {
+        Eigen::MatrixXd x(extra.size(), x_mean.size());
+        for (size_t k = 0; k < extra.size(); ++k) x.row(k) = standardised(extra[k]);
+        Eigen::VectorXd m, s;
+        posterior->predict_points(x, residual, &m, &s);
+        for (size_t k = 0; k < extra.size(); ++k) {
+          double full = m(k) + (prior_model ? prior_a + prior_b * prior_of(extra[k]) : 0.0);
+          double ei = expected_improvement(best, full, s(k), options.exploration);
+          if (ei > best_ei) {
+            best_ei = ei;
+            chosen_mean = full;
+            *chosen = extra[k];
+            found = true;
+          }
+        }
+      }
+    }
+    if (found) add(*chosen, chosen_mean);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    ++stats.model_steps;
+    stats.total_ms += ms;
+    stats.max_ms = std::max(stats.max_ms, ms);
+    return found;
+  }
+};
+
+ModelStrategy::ModelStrategy(uint64_t seed, ModelStrategyOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->seed = seed;
+  impl_->options = std::move(options);
+}
+
+ModelStrategy::~ModelStrategy() = default;
+
+void ModelStrategy::set_problem_values(std::vector<std::pair<std::string, double>> values) {
+  impl_->problem_names.clear();
+  impl_->problem_values.clear();
+  for (auto& [name, value] : values) {
+    impl_->problem_names.push_back(name);
+    impl_->problem_values.push_back(value);
+  }
+}
+
+void ModelStrategy::set_prior(std::vector<PriorData> prior) { impl_->prior_sets = std::move(prior); }
+
+void ModelStrategy::start(const SearchSpace& space, const std::vector<Measurement>& prior) {
+  Impl& s = *impl_;
+  s.space = &space;
+  s.features = std::make_unique<FeatureMap>(space, s.problem_names);
+  s.collect_candidates();
+  const Eigen::Index m = static_cast<Eigen::Index>(s.candidates.size());
+  Eigen::MatrixXd x(m, s.features->size());
+  for (Eigen::Index r = 0; r < m; ++r) {
+    std::vector<double> row = s.features->row(s.candidates[r], s.problem_values);
+    x.row(r) = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
+  }
+  s.x_mean = x.colwise().mean();
+  s.x_scale = ((x.rowwise() - s.x_mean).array().square().colwise().sum() /
+               std::max<Eigen::Index>(m, 1))
+                  .sqrt();
+  for (Eigen::Index j = 0; j < s.x_scale.size(); ++j) {
+    if (!(s.x_scale(j) > 1e-12)) s.x_scale(j) = 1;
+  }
+  std::vector<PriorData> sets = s.prior_sets;
+  if (!prior.empty()) {
+    PriorData same;
+    for (size_t p = 0; p < s.problem_names.size(); ++p) {
+      same.problem_values.push_back({s.problem_names[p], s.problem_values[p]});
+    }
+    same.measurements = prior;
+    sets.push_back(std::move(same));
+  }
+  s.prior_model.reset();
+  if (!sets.empty() && m > 0) s.fit_prior(sets, x);
+  Eigen::MatrixXd standardised = (x.rowwise() - s.x_mean).array().rowwise() / s.x_scale.array();
+  s.posterior = std::make_unique<CandidatePosterior>(s.options.gp.kernel, std::move(standardised));
+  s.random_order = std::make_unique<RandomPermutation>(std::max<uint64_t>(m, 1), s.seed);
+  s.random_next = 0;
+  s.prior_next = 0;
+  s.observations.clear();
+  s.observation_of.clear();
+  s.row_proposed.assign(m, false);
+  s.selected_at = 0;
+}
+
+std::vector<uint64_t> ModelStrategy::propose(size_t max_batch) {
+  Impl& s = *impl_;
+  std::vector<uint64_t> batch;
+  while (batch.size() < max_batch) {
+    uint64_t index = 0;
+    const bool warm_up = s.prior_model ? s.real_ok() < 2
+                                       : s.observations.size() < s.options.initial_random ||
+                                             s.real_ok() == 0;
+    if (warm_up) {
+      if (!s.next_in_order(&index)) break;
+      s.add(index, 0);
+      s.observations.back().placeholder = true;
+    } else if (!s.model_step(&index)) {
+      break;
+    }
+    batch.push_back(index);
+  }
+  return batch;
+}
+
+void ModelStrategy::observe(const std::vector<Measurement>& results) {
+  Impl& s = *impl_;
+  for (const Measurement& m : results) {
+    auto found = s.observation_of.find(m.config_index);
+    if (found == s.observation_of.end()) continue;
+    Impl::Observation& o = s.observations[found->second];
+    o.observed = true;
+    o.ok = ok_time(m, &o.log_ms);
+  }
+}
+
+const ModelStrategyStats& ModelStrategy::stats() const { return impl_->stats; }
+
+std::unique_ptr<Strategy> make_model_strategy(uint64_t seed) {
+  return std::make_unique<ModelStrategy>(seed);
+}
+
+}  // namespace gputune
