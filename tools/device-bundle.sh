@@ -28,7 +28,7 @@ find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -exec cp {} "$
 # The binaries carry RUNPATH $ORIGIN, so these are found beside them. libstdc++ comes along
 # because the GPU machine's image may be older than this one; NVRTC (100+ MB) is the
 # toolkit's there.
-for lib in libmuparser.so.2 libstdc++.so.6 libgcc_s.so.1; do
+for lib in libmuparser.so.2 libstdc++.so.6 libgcc_s.so.1 libgomp.so.1; do
   path=$(ldd "$stage/gputune" | awk -v l="$lib" '$1 == l {print $3}')
   if [ -n "$path" ]; then cp -L "$path" "$stage/$lib"; fi
 done
