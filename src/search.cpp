@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "gputune/error.h"
 #include "gputune/strategy.h"
@@ -140,6 +141,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
 
   std::unordered_map<uint64_t, Measurement> stored;
   for (auto& m : store.measured(result.workload)) stored.emplace(m.config_index, std::move(m));
+  // With --force, what this search measured itself is still never measured twice.
+  std::unordered_set<uint64_t> measured_now;
 
   // The baseline always runs: its outputs are the reference every variant is checked against.
   {
@@ -156,6 +159,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
     if (in_space && (options.force || !stored.count(problem.baseline_index()))) {
       store.commit(result.workload, {result.baseline});
       stored[problem.baseline_index()] = result.baseline;
+      measured_now.insert(problem.baseline_index());
+      ++record.evaluated;
     }
   }
 
@@ -183,7 +188,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
     std::vector<Measurement> fresh;
     for (size_t i = 0; i < proposal.size(); ++i) {
       auto cached = stored.find(proposal[i]);
-      if (cached != stored.end() && !options.force) {
+      if (cached != stored.end() && (!options.force || measured_now.count(proposal[i]))) {
         outcome[i] = cached->second;
         ready[i] = true;
         ++record.reused;
@@ -216,6 +221,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
     for (auto& m : fresh) {
       tracker.add(m, true);
       stored[m.config_index] = m;
+      measured_now.insert(m.config_index);
     }
     store.commit(result.workload, fresh);
     record.evaluated += static_cast<int64_t>(fresh.size());
