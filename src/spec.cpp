@@ -1,5 +1,8 @@
 #include "gputune/spec.h"
 
+#include <cmath>
+#include <cstdlib>
+
 #include "hash.h"
 
 namespace gputune {
@@ -42,6 +45,26 @@ bool parse_type(const std::string& name, ScalarType* type) {
     }
   }
   return false;
+}
+
+bool parse_budget(const std::string& text, int64_t* evaluations, double* seconds) {
+  *evaluations = 0;
+  *seconds = 0;
+  if (text.empty()) return false;
+  char* end = nullptr;
+  double amount = std::strtod(text.c_str(), &end);
+  std::string unit(end);
+  if (end == text.c_str() || !(amount > 0) || !std::isfinite(amount)) return false;
+  if (unit.empty()) {
+    if (amount != std::floor(amount) || text.find_first_not_of("0123456789") != std::string::npos) {
+      return false;
+    }
+    *evaluations = static_cast<int64_t>(amount);
+    return true;
+  }
+  if (unit != "s" && unit != "m" && unit != "h") return false;
+  *seconds = amount * (unit == "s" ? 1 : unit == "m" ? 60 : 3600);
+  return true;
 }
 
 std::string Spec::spec_hash() const {

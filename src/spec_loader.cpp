@@ -763,28 +763,10 @@ void Loader::read_search(const YAML::Node& node, Spec* spec) {
   }
   if (const YAML::Node budget = node["budget"]) {
     const std::string text = trim(string_of(budget, "search budget"));
-    int64_t evaluations = 0;
-    if (budget.Tag() != "!" && YAML::convert<int64_t>::decode(budget, evaluations)) {
-      if (evaluations <= 0) {
-        fail(budget, "search budget " + text +
-                         " is not positive; expected a number of "
-                         "evaluations or a time such as 90s or 10m");
-      }
-      spec->search.budget_evaluations = evaluations;
-    } else {
-      const std::string units = "smh";
-      const char unit = text.empty() ? '\0' : text.back();
-      const std::string number = text.empty() ? "" : trim(text.substr(0, text.size() - 1));
-      char* end = nullptr;
-      const double amount = number.empty() ? 0 : std::strtod(number.c_str(), &end);
-      if (units.find(unit) == std::string::npos || unit == '\0' || number.empty() ||
-          end != number.c_str() + number.size() || !(amount > 0) || !std::isfinite(amount)) {
-        fail(budget, "search budget '" + text +
-                         "' is neither a count nor a time; expected an "
-                         "integer (evaluations) or a time such as 90s, "
-                         "10m or 2h");
-      }
-      spec->search.budget_seconds = amount * (unit == 's' ? 1 : unit == 'm' ? 60 : 3600);
+    if (!parse_budget(text, &spec->search.budget_evaluations, &spec->search.budget_seconds)) {
+      fail(budget, "search budget '" + text +
+                       "' is neither a count nor a time; expected a positive integer "
+                       "(evaluations) or a time such as 90s, 10m or 2h");
     }
   }
   if (const YAML::Node seed = node["seed"]) {

@@ -54,6 +54,10 @@ struct ParameterSpec {
   bool is_transform = false;  // under `transforms:` (block_order, max_registers, fast_math)
 };
 
+// "100" is a number of evaluations, "90s", "10m", "2h" a time. False for anything else,
+// zero or negative.
+bool parse_budget(const std::string& text, int64_t* evaluations, double* seconds);
+
 struct SearchSettings {
   std::string strategy = "brute_force";
   int64_t budget_evaluations = 0;  // 0: no limit

@@ -56,34 +56,6 @@ Overrides parse_overrides(const po::variables_map& vm) {
   return overrides;
 }
 
-// "100" is a number of evaluations; "90s", "10m", "2h" a time.
-void parse_budget(const std::string& text, SearchOptions* options) {
-  size_t used = 0;
-  double number = 0;
-  try {
-    number = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (used == 0 || number < 0 || (!unit.empty() && scale == 0)) {
-    throw Error(ErrorCode::kUsage, "--budget " + text +
-                                       ": expected a number of evaluations (100) or a time "
-                                       "(90s, 10m, 2h)");
-  }
-  if (unit.empty()) {
-    if (number != static_cast<double>(static_cast<int64_t>(number))) {
-      throw Error(ErrorCode::kUsage, "--budget " + text + ": evaluations are a whole number");
-    }
-    options->budget_evaluations = static_cast<int64_t>(number);
-    options->budget_seconds = 0;
-  } else {
-    options->budget_seconds = number * scale;
-    options->budget_evaluations = 0;
-  }
-}
-
 std::string title_for(const Problem& problem) {
   std::string title = problem.spec().path;
   for (const auto& [name, value] : problem.problem_values()) {
@@ -181,20 +153,31 @@ int search_command(const std::vector<std::string>& args) {
   }
   const auto& vm = parsed.vm;
   bool json = vm.count("json"), quiet = vm.count("quiet");
-  Spec spec = load_spec(resolve_spec(vm["spec"].as<std::string>()), parse_overrides(vm));
-  Problem problem(std::move(spec));
-  if (vm.count("compile-only")) {
-    return compile_only(problem, vm["arch"].as<std::string>(), json, quiet);
-  }
-
   SearchOptions search;
   if (vm.count("strategy")) {
     search.strategy = vm["strategy"].as<std::string>();
     make_strategy(search.strategy, 0);  // an unknown name fails before the GPU is touched
   }
-  if (vm.count("budget")) parse_budget(vm["budget"].as<std::string>(), &search);
+  if (vm.count("budget")) {
+    int64_t evaluations = 0;
+    double seconds = 0;
+    std::string text = vm["budget"].as<std::string>();
+    if (!parse_budget(text, &evaluations, &seconds)) {
+      throw Error(ErrorCode::kUsage, "--budget " + text +
+                                         ": expected a number of evaluations (100) or a time "
+                                         "(90s, 10m, 2h)");
+    }
+    search.budget_evaluations = evaluations;
+    search.budget_seconds = seconds;
+  }
   if (vm.count("seed")) search.seed = vm["seed"].as<uint64_t>();
   search.force = vm.count("force");
+
+  Spec spec = load_spec(resolve_spec(vm["spec"].as<std::string>()), parse_overrides(vm));
+  Problem problem(std::move(spec));
+  if (vm.count("compile-only")) {
+    return compile_only(problem, vm["arch"].as<std::string>(), json, quiet);
+  }
 
   TimingOptions timing;
   timing.flush_l2 = !vm.count("warm-cache");
