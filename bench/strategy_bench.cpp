@@ -1,0 +1,314 @@
+// Search strategies measured on replayed spaces: how many evaluations each needs to come close
+// to the best known config of a recording, cold and warm-started from another recording of the
+// same spec. Usage:
+//   gputune_strategy_bench [--seeds N] [--cap N] [--batch N] [--strategies a,b] [--no-write]
+//                          [--results FILE] [--synthetic DIR] [recording.csv ...]
+// Without recordings it replays db/recordings/*.csv; --synthetic DIR generates synthetic test
+// recordings there instead (labelled synthetic everywhere they are reported).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gputune/error.h"
+#include "gputune/model_strategy.h"
+#include "gputune/replay.h"
+#include "gputune/strategy.h"
+#include "support/synthetic_recording.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  int seeds = 20;
+  size_t cap = 300;   // evaluations per run at most
+  size_t batch = 4;   // as the search driver's default
+  std::vector<std::string> strategies = {"random", "annealing", "genetic", "model"};
+  std::vector<std::string> recordings;
+  std::string results = std::string(GPUTUNE_SOURCE_DIR) + "/bench/RESULTS.md";
+  bool write = true;
+  std::string synthetic_dir;
+  ModelStrategyOptions model;
+};
+
+struct Run {
+  size_t to95 = 0, to99 = 0;  // cap + 1 when not reached
+  double at[3] = {0, 0, 0};   // fraction of the best performance after 25, 50, 100
+  double step_ms = 0;
+};
+
+constexpr size_t kCheckpoints[3] = {25, 50, 100};
+
+std::string command_output(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    pclose(pipe);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string today() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
+  return text;
+}
+
+std::vector<PriorData> priors_for(const std::vector<Recording>& all, size_t self) {
+  std::vector<PriorData> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i == self || all[i].info.spec_hash != all[self].info.spec_hash) continue;
+    Problem problem = recording_problem(all[i]);
+    PriorData prior;
+    prior.problem_values = problem.problem_values();
+    prior.label = all[i].info.problem_json + " on " + all[i].info.device.name;
+    prior.measurements = all[i].measurements;
+    out.push_back(std::move(prior));
+  }
+  return out;
+}
+
+Run replay(Strategy& strategy, const Problem& problem, const Recording& recording, double best,
+           const Options& options) {
+  auto runner = make_replay_runner(recording);
+  strategy.start(problem.space(), {});
+  Run run;
+  run.to95 = run.to99 = options.cap + 1;
+  double found = std::numeric_limits<double>::infinity();
+  size_t count = 0;
+  while (count < options.cap && run.to99 > options.cap) {
+    std::vector<uint64_t> proposal =
+        strategy.propose(std::min(options.batch, options.cap - count));
+    if (proposal.empty()) break;
+    std::vector<Candidate> batch(proposal.size());
+    for (size_t i = 0; i < proposal.size(); ++i) batch[i].variant.index = proposal[i];
+    std::vector<Measurement> results = runner->run(batch);
+    for (const Measurement& m : results) {
+      ++count;
+      if (m.status == Status::kOk) found = std::min(found, m.median_ms());
+      const double fraction = std::isfinite(found) ? best / found : 0;
+      if (fraction >= 0.95 && run.to95 > options.cap) run.to95 = count;
+      if (fraction >= 0.99 && run.to99 > options.cap) run.to99 = count;
+      for (int c = 0; c < 3; ++c) {
+        if (count == kCheckpoints[c]) run.at[c] = fraction;
+      }
+    }
+    strategy.observe(results);
+  }
+  // A run that stopped early (reached 99% or covered the space) keeps its last fraction.
+  const double fraction = std::isfinite(found) ? best / found : 0;
+  for (int c = 0; c < 3; ++c) {
+    if (count < kCheckpoints[c]) run.at[c] = fraction;
+  }
+  return run;
+}
+
+template <typename T>
+T median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? T() : v[v.size() / 2];
+}
+
+std::string evaluations(size_t value, size_t cap) {
+  return value > cap ? ">" + std::to_string(cap) : std::to_string(value);
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream out;
+  out.precision(digits);
+  out << std::fixed << v;
+  return out.str();
+}
+
+std::string provenance(const Recording& r, const std::string& path) {
+  const RecordingInfo& i = r.info;
+  return "`" + path + "`: " + (i.origin == "synthetic" ? "**synthetic** " : "") + "spec " +
+         i.spec_path + " (" + i.spec_hash.substr(0, 12) + "), problem " + i.problem_json +
+         ", " + i.device.name + " sm_" + std::to_string(i.device.cc_major * 10 + i.device.cc_minor) +
+         ", driver " + std::to_string(i.device.driver_version) + ", NVRTC " + i.nvrtc_version +
+         ", recorded " + i.recorded_at + (i.commit.empty() ? "" : " at " + i.commit) + ", " +
+         std::to_string(r.measurements.size()) + " variants";
+}
+
+int run_bench(const Options& options) {
+  std::vector<std::string> paths = options.recordings;
+  if (!options.synthetic_dir.empty()) {
+    const std::string spec = testing::write_synthetic_spec(options.synthetic_dir);
+    auto store = open_sqlite_store(":memory:");
+    const std::pair<double, int> workloads[] = {{1024, 0}, {4096, 0}, {4096, 1}};
+    for (const auto& [n, gpu] : workloads) {
+      Recording r = testing::record_synthetic(*store, spec, n, gpu);
+      const std::string path = options.synthetic_dir + "/synthetic_n" +
+                               std::to_string(static_cast<int>(n)) + "_gpu" +
+                               std::to_string(gpu) + ".csv";
+      write_recording(r, path);
+      paths.push_back(path);
+    }
+  }
+  if (paths.empty()) {
+    const fs::path dir = fs::path(GPUTUNE_SOURCE_DIR) / "db" / "recordings";
+    if (fs::is_directory(dir)) {
+      for (const auto& entry : fs::directory_iterator(dir)) {
+        if (entry.path().extension() == ".csv") paths.push_back(entry.path().string());
+      }
+    }
+    std::sort(paths.begin(), paths.end());
+  }
+  if (paths.empty()) {
+    std::cerr << "no recordings: give some, put them in db/recordings/, or use --synthetic DIR\n";
+    return 66;
+  }
+  std::vector<Recording> recordings;
+  for (const auto& path : paths) recordings.push_back(load_recording(path));
+
+  const std::string commit = command_output(std::string("git -C '") + GPUTUNE_SOURCE_DIR +
+                                            "' rev-parse --short HEAD 2>/dev/null");
+  std::ostringstream report;
+  report << "\n## " << today() << ", commit " << (commit.empty() ? "unknown" : commit) << "\n\n";
+  report << options.seeds << " seeds per row, batch " << options.batch << ", at most "
+         << options.cap << " evaluations per run. Evaluations to 95%/99% of the best known "
+         << "performance (median over seeds; >cap when the median run did not get there), and "
+         << "the median fraction of the best performance after 25/50/100 evaluations. Prior: "
+         << "the other recordings of the same spec.\n\nRecordings:\n\n";
+  for (size_t i = 0; i < paths.size(); ++i) {
+    report << "- " << provenance(recordings[i], fs::path(paths[i]).filename().string()) << "\n";
+  }
+
+  for (size_t r = 0; r < recordings.size(); ++r) {
+    const Recording& recording = recordings[r];
+    Problem problem = recording_problem(recording);
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& m : recording.measurements) {
+      if (m.status == Status::kOk && problem.space().valid(m.config_index)) {
+        best = std::min(best, m.median_ms());
+      }
+    }
+    const std::vector<PriorData> priors = priors_for(recordings, r);
+    report << "\n### " << fs::path(paths[r]).filename().string() << " ("
+           << problem.space().count_valid() << " valid variants, best "
+           << fixed(best, 4) << " ms" << (recording.info.origin == "synthetic" ? ", synthetic" : "")
+           << ")\n\n";
+    report << "| strategy | prior | evals to 95% | evals to 99% | @25 | @50 | @100 | "
+              "ms per model step |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& name : options.strategies) {
+      for (bool warm : {false, true}) {
+        if (warm && (name != "model" || priors.empty())) continue;
+        std::vector<size_t> to95, to99;
+        std::vector<double> at[3];
+        double step_ms = 0, max_ms = 0;
+        size_t steps = 0;
+        for (int seed = 1; seed <= options.seeds; ++seed) {
+          Run run;
+          if (name == "model") {
+            ModelStrategy strategy(seed, options.model);
+            strategy.set_problem_values(problem.problem_values());
+            if (warm) strategy.set_prior(priors);
+            run = replay(strategy, problem, recording, best, options);
+            step_ms += strategy.stats().total_ms;
+            steps += strategy.stats().model_steps;
+            max_ms = std::max(max_ms, strategy.stats().max_ms);
+          } else {
+            auto strategy = make_strategy(name, seed);
+            run = replay(*strategy, problem, recording, best, options);
+          }
+          to95.push_back(run.to95);
+          to99.push_back(run.to99);
+          for (int c = 0; c < 3; ++c) at[c].push_back(run.at[c]);
+        }
+        report << "| " << name << (name == "random" ? " (baseline)" : "") << " | "
+               << (warm ? "yes" : "no") << " | " << evaluations(median(to95), options.cap)
+               << " | " << evaluations(median(to99), options.cap);
+        for (int c = 0; c < 3; ++c) report << " | " << fixed(median(at[c]), 3);
+        report << " | "
+               << (steps ? fixed(step_ms / steps, 2) + " (max " + fixed(max_ms, 1) + ")" : "-")
+               << " |\n";
+        std::cerr << paths[r] << ": " << name << (warm ? " with prior" : "") << " done\n";
+      }
+    }
+  }
+  std::cout << report.str();
+  if (options.write) {
+    const bool fresh = !fs::exists(options.results);
+    std::ofstream out(options.results, std::ios::app);
+    if (!out) throw Error(ErrorCode::kIo, options.results + ": cannot be written");
+    if (fresh) {
+      out << "# Strategy benchmark\n\nWritten by `gputune_strategy_bench` (bench/strategy_bench.cpp); "
+             "each run appends a section.\n";
+    }
+    out << report.str();
+  }
+  return 0;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+}  // namespace gputune
+
+int main(int argc, char** argv) {
+  gputune::Options options;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw gputune::Error(gputune::ErrorCode::kUsage, arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--seeds") {
+        options.seeds = std::stoi(value());
+      } else if (arg == "--cap") {
+        options.cap = std::stoul(value());
+      } else if (arg == "--batch") {
+        options.batch = std::stoul(value());
+      } else if (arg == "--strategies") {
+        options.strategies = gputune::split(value());
+      } else if (arg == "--results") {
+        options.results = value();
+      } else if (arg == "--model-penalty") {
+        options.model.failure_penalty = std::stod(value());
+      } else if (arg == "--model-exploration") {
+        options.model.exploration = std::stod(value());
+      } else if (arg == "--model-initial") {
+        options.model.initial_random = std::stoul(value());
+      } else if (arg == "--model-rbf") {
+        options.model.gp.kernel = gputune::GpKernel::kRbf;
+      } else if (arg == "--no-write") {
+        options.write = false;
+      } else if (arg == "--synthetic") {
+        options.synthetic_dir = value();
+      } else if (!arg.empty() && arg[0] == '-') {
+        throw gputune::Error(gputune::ErrorCode::kUsage, "unknown option " + arg);
+      } else {
+        options.recordings.push_back(arg);
+      }
+    }
+    return gputune::run_bench(options);
+  } catch (const gputune::Error& e) {
+    std::cerr << "gputune_strategy_bench: " << e.what() << "\n";
+    return gputune::exit_code_for(e.code());
+  } catch (const std::exception& e) {
+    std::cerr << "gputune_strategy_bench: " << e.what() << "\n";
+    return 64;
+  }
+}
