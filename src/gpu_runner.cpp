@@ -24,7 +24,7 @@ double seconds_since(Clock::time_point start) {
 
 // Calls f with a value of the C++ type of `type` (only its type matters).
 template <typename F>
-auto visit_type(ScalarType type, F &&f) {
+auto visit_type(ScalarType type, F&& f) {
   switch (type) {
     case ScalarType::kInt8:
       return f(int8_t{});
@@ -59,12 +59,12 @@ T convert(double value) {
   }
 }
 
-std::vector<unsigned char> host_fill(const ArgumentSpec &argument, ScalarType type,
+std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type,
                                      uint64_t count) {
   std::vector<unsigned char> data(count * size_of(type));
   visit_type(type, [&](auto zero) {
     using T = decltype(zero);
-    T *out = reinterpret_cast<T *>(data.data());
+    T* out = reinterpret_cast<T*>(data.data());
     switch (argument.fill) {
       case Fill::kZeros:
         std::fill(out, out + count, T{});
@@ -102,12 +102,12 @@ std::string number_text(double value) {
 }
 
 // Empty when every element passes; else what differs, for people.
-std::string compare(const std::string &name, ScalarType type, const unsigned char *got,
-                    const unsigned char *expected, uint64_t count, double rtol, double atol) {
+std::string compare(const std::string& name, ScalarType type, const unsigned char* got,
+                    const unsigned char* expected, uint64_t count, double rtol, double atol) {
   return visit_type(type, [&](auto zero) -> std::string {
     using T = decltype(zero);
-    const T *g = reinterpret_cast<const T *>(got);
-    const T *e = reinterpret_cast<const T *>(expected);
+    const T* g = reinterpret_cast<const T*>(got);
+    const T* e = reinterpret_cast<const T*>(expected);
     uint64_t mismatches = 0, first = 0;
     for (uint64_t i = 0; i < count; ++i) {
       if (g[i] == e[i]) continue;  // also equal infinities; NaN never equals, so never passes
@@ -125,18 +125,18 @@ std::string compare(const std::string &name, ScalarType type, const unsigned cha
   });
 }
 
-uint64_t count_nan(ScalarType type, const std::vector<unsigned char> &data) {
+uint64_t count_nan(ScalarType type, const std::vector<unsigned char>& data) {
   if (!is_floating(type)) return 0;
   return visit_type(type, [&](auto zero) -> uint64_t {
     using T = decltype(zero);
-    const T *values = reinterpret_cast<const T *>(data.data());
+    const T* values = reinterpret_cast<const T*>(data.data());
     const uint64_t count = data.size() / sizeof(T);
     return static_cast<uint64_t>(std::count_if(
         values, values + count, [](T v) { return std::isnan(static_cast<double>(v)); }));
   });
 }
 
-double relative_standard_error(const std::vector<double> &samples) {
+double relative_standard_error(const std::vector<double>& samples) {
   const double n = static_cast<double>(samples.size());
   if (samples.size() < 2) return INFINITY;
   double mean = 0;
@@ -181,7 +181,7 @@ constexpr size_t kFewestSamples = 3;
 
 class GpuRunner : public Runner {
  public:
-  GpuRunner(const Problem &problem, int ordinal, const TimingOptions &timing)
+  GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing)
       : timing_(timing),
         arguments_(problem.spec().arguments),
         rtol_(problem.spec().rtol),
@@ -190,7 +190,7 @@ class GpuRunner : public Runner {
     context_ = std::make_unique<cuda::Context>(ordinal);
     const std::vector<BufferShape> shapes = problem.buffers();
     size_t next = 0;
-    for (const ArgumentSpec &argument : arguments_) {
+    for (const ArgumentSpec& argument : arguments_) {
       if (!argument.is_buffer) continue;
       if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
       HostBuffer host{shapes[next++], argument.output, {}};
@@ -208,9 +208,10 @@ class GpuRunner : public Runner {
     state_.reset();
   }
 
-  const DeviceInfo &device() const override { return device_; }
+  const DeviceInfo& device() const override { return device_; }
 
-  Measurement set_reference(const Candidate &baseline) override {
+  Measurement set_reference(const Candidate& baseline) override {
+    throw_if_lost();
     Measurement m = measure(baseline, /*is_reference=*/true);
     if (m.status != Status::kOk) {
       const ErrorCode code =
@@ -219,7 +220,7 @@ class GpuRunner : public Runner {
                             "so nothing can be checked: " + status_name(m.status) + ": " +
                             m.message);
     }
-    for (const HostBuffer &host : host_) {
+    for (const HostBuffer& host : host_) {
       if (!host.output) continue;
       const uint64_t unwritten = count_nan(host.shape.type, host.data);
       if (unwritten > 0) {
@@ -234,16 +235,21 @@ class GpuRunner : public Runner {
     return m;
   }
 
-  std::vector<Measurement> run(const std::vector<Candidate> &batch) override {
+  std::vector<Measurement> run(const std::vector<Candidate>& batch) override {
+    throw_if_lost();
     if (!has_reference_) throw Error(ErrorCode::kUsage, "run() before set_reference()");
     std::vector<Measurement> results;
     results.reserve(batch.size());
-    for (const Candidate &candidate : batch) results.push_back(measure(candidate, false));
+    for (const Candidate& candidate : batch) {
+      results.push_back(measure(candidate, false));
+      if (!lost_.empty()) break;  // the rest cannot run in this process
+    }
     return results;
   }
 
   double measure_copy_bandwidth() override {
-    const cuda::Api &api = cuda::api();
+    throw_if_lost();
+    const cuda::Api& api = cuda::api();
     context_->make_current();
     size_t free_bytes = 0, total_bytes = 0;
     cuda::check(api.cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
@@ -273,7 +279,7 @@ class GpuRunner : public Runner {
  private:
   void setup_device() {
     state_ = std::make_unique<DeviceState>();
-    for (const HostBuffer &host : host_) {
+    for (const HostBuffer& host : host_) {
       state_->buffers.emplace_back(host.shape.count * size_of(host.shape.type));
       if (!host.output) state_->buffers.back().upload(host.data.data());
     }
@@ -284,19 +290,27 @@ class GpuRunner : public Runner {
     state_->stream.synchronize();
   }
 
-  // The way out of a sticky error: everything in the context goes, then comes back.
-  void recover(const std::string &why) {
+  // The way out of a sticky error: everything in the context goes, then comes back. The
+  // 580 driver refuses this (the whole process stays poisoned, as its documentation says), so
+  // failing is expected: the runner is then lost, and only a new process can go on.
+  void recover(const Measurement& failed) {
     state_.reset();
     try {
       context_->reset();
       setup_device();
-    } catch (const Error &e) {
-      throw Error(ErrorCode::kCuda,
-                  "the CUDA context could not be recreated after " + why + ": " + e.what());
+    } catch (const Error& e) {
+      lost_ = "the GPU is unusable in this process after " + failed.message + " in variant " +
+              failed.config + " (" + e.what() +
+              "; the driver cannot recover from this error in the same process). Run again: "
+              "what was measured is stored and is not measured twice";
     }
   }
 
-  Measurement measure(const Candidate &candidate, bool is_reference) {
+  void throw_if_lost() const {
+    if (!lost_.empty()) throw Error(ErrorCode::kCuda, lost_);
+  }
+
+  Measurement measure(const Candidate& candidate, bool is_reference) {
     Measurement m;
     m.config_index = candidate.variant.index;
     m.config = candidate.variant.config;
@@ -312,30 +326,30 @@ class GpuRunner : public Runner {
     try {
       context_->make_current();
       evaluate(candidate, is_reference, &m);
-    } catch (const cuda::CudaError &e) {
+    } catch (const cuda::CudaError& e) {
       m.status = Status::kRuntimeError;
       m.message = e.what();
       m.samples_ms.clear();
-      if (cuda::is_sticky(e.result())) recover(cuda::cuda_error_name(e.result()));
+      if (cuda::is_sticky(e.result())) recover(m);
     }
     return m;
   }
 
-  CUresult launch(CUfunction function, const Variant &v, void **params) const {
+  CUresult launch(CUfunction function, const Variant& v, void** params) const {
     return cuda::api().cuLaunchKernel(function, v.grid[0], v.grid[1], v.grid[2], v.block[0],
                                       v.block[1], v.block[2], v.dynamic_shared_bytes,
                                       state_->stream.get(), params, nullptr);
   }
 
-  void launch_or_throw(CUfunction function, const Variant &v, void **params) const {
+  void launch_or_throw(CUfunction function, const Variant& v, void** params) const {
     cuda::check(launch(function, v, params), "cuLaunchKernel");
   }
 
   // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
-  void evaluate(const Candidate &candidate, bool is_reference, Measurement *m) {
-    const cuda::Api &api = cuda::api();
-    const Variant &v = candidate.variant;
-    auto fail = [m](Status status, const std::string &message) {
+  void evaluate(const Candidate& candidate, bool is_reference, Measurement* m) {
+    const cuda::Api& api = cuda::api();
+    const Variant& v = candidate.variant;
+    auto fail = [m](Status status, const std::string& message) {
       m->status = status;
       m->message = message;
     };
@@ -360,10 +374,10 @@ class GpuRunner : public Runner {
 
     // Kernel arguments in spec order: device pointers for buffers, converted scalars.
     std::vector<uint64_t> slots(arguments_.size());
-    std::vector<void *> params(arguments_.size());
+    std::vector<void*> params(arguments_.size());
     size_t buffer = 0, scalar = 0;
     for (size_t i = 0; i < arguments_.size(); ++i) {
-      const ArgumentSpec &argument = arguments_[i];
+      const ArgumentSpec& argument = arguments_[i];
       if (argument.is_buffer) {
         const CUdeviceptr pointer = state_->buffers[buffer++].get();
         std::memcpy(&slots[i], &pointer, sizeof(pointer));
@@ -395,7 +409,7 @@ class GpuRunner : public Runner {
 
     std::string mismatch;
     for (size_t i = 0; i < host_.size(); ++i) {
-      HostBuffer &host = host_[i];
+      HostBuffer& host = host_[i];
       if (!host.output) continue;
       if (is_reference) {
         host.data.resize(state_->buffers[i].bytes());
@@ -415,8 +429,8 @@ class GpuRunner : public Runner {
   }
 
   // Empty when the launch fits the kernel and the device; else why not.
-  std::string check_resources(CUfunction function, const Variant &v) {
-    const cuda::Api &api = cuda::api();
+  std::string check_resources(CUfunction function, const Variant& v) {
+    const cuda::Api& api = cuda::api();
     auto function_attribute = [&](CUfunction_attribute which) {
       int value = 0;
       cuda::check(api.cuFuncGetAttribute(&value, which, function), "cuFuncGetAttribute");
@@ -473,8 +487,8 @@ class GpuRunner : public Runner {
 
   // Event-timed launches, one per sample, until the noise, the sample count or
   // the time budget says stop.
-  void time(CUfunction function, const Variant &v, void **params, std::vector<double> *samples) {
-    const cuda::Api &api = cuda::api();
+  void time(CUfunction function, const Variant& v, void** params, std::vector<double>* samples) {
+    const cuda::Api& api = cuda::api();
     const CUstream stream = state_->stream.get();
     const auto warmup_start = Clock::now();
     do {
@@ -515,12 +529,13 @@ class GpuRunner : public Runner {
   std::vector<HostBuffer> host_;
   std::unique_ptr<DeviceState> state_;
   bool has_reference_ = false;
+  std::string lost_;  // why the context is gone for good; empty while it works
 };
 
 }  // namespace
 
-std::unique_ptr<Runner> make_gpu_runner(const Problem &problem, int device_ordinal,
-                                        const TimingOptions &timing) {
+std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
+                                        const TimingOptions& timing) {
   return std::make_unique<GpuRunner>(problem, device_ordinal, timing);
 }
 
@@ -530,7 +545,7 @@ std::vector<DeviceInfo> list_gpus() {
   for (int i = 0; i < count; ++i) {
     try {
       gpus.push_back(cuda::query_device(i));
-    } catch (const Error &) {
+    } catch (const Error&) {
     }
   }
   return gpus;

@@ -22,7 +22,9 @@ class Runner {
   // Runs the baseline and keeps its outputs as the reference every later variant is checked
   // against. Throws Error if the baseline itself fails: nothing could be checked.
   virtual Measurement set_reference(const Candidate& baseline) = 0;
-  // One Measurement per candidate, in order; a variant's failure is its Status.
+  // One Measurement per candidate, in order; a variant's failure is its Status. After a sticky
+  // CUDA error (illegal address, ...) that the runner cannot recover from, the results stop at
+  // that variant and every later call throws Error(kCuda): only a new process can go on.
   virtual std::vector<Measurement> run(const std::vector<Candidate>& batch) = 0;
   // Device-to-device copy bandwidth in GB/s, bytes read plus bytes written.
   virtual double measure_copy_bandwidth() = 0;
