@@ -140,7 +140,7 @@ std::string provenance(const Recording& r, const std::string& path) {
   const RecordingInfo& i = r.info;
   return "`" + path + "`: " + (i.origin == "synthetic" ? "**synthetic** " : "") + "spec " +
          i.spec_path + " (" + i.spec_hash.substr(0, 12) + "), problem " + i.problem_json +
-         ", " + i.device.name + " sm_" + std::to_string(i.device.cc_major * 10 + i.device.cc_minor) +
+         ", " + i.device.name + " " + i.device.arch() +
          ", driver " + std::to_string(i.device.driver_version) + ", NVRTC " + i.nvrtc_version +
          ", recorded " + i.recorded_at + (i.commit.empty() ? "" : " at " + i.commit) + ", " +
          std::to_string(r.measurements.size()) + " variants";
@@ -248,8 +248,8 @@ int run_bench(const Options& options) {
     std::ofstream out(options.results, std::ios::app);
     if (!out) throw Error(ErrorCode::kIo, options.results + ": cannot be written");
     if (fresh) {
-      out << "# Strategy benchmark\n\nWritten by `gputune_strategy_bench` (bench/strategy_bench.cpp); "
-             "each run appends a section.\n";
+      out << "# Strategy benchmark\n\nWritten by `gputune_strategy_bench` "
+             "(bench/strategy_bench.cpp); each run appends a section.\n";
     }
     out << report.str();
   }
@@ -291,6 +291,8 @@ int main(int argc, char** argv) {
         options.model.exploration = std::stod(value());
       } else if (arg == "--model-initial") {
         options.model.initial_random = std::stoul(value());
+      } else if (arg == "--model-local-every") {
+        options.model.local_every = std::stoul(value());
       } else if (arg == "--model-rbf") {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
       } else if (arg == "--no-write") {

@@ -28,6 +28,11 @@ Eigen::RowVectorXd scale_of(const Eigen::MatrixXd& x, const Eigen::RowVectorXd& 
 
 }  // namespace
 
+Eigen::MatrixXd GpHyperparameters::weighted(const Eigen::MatrixXd& x) const {
+  if (weights.size() == 0) return x;
+  return x.array().rowwise() * weights.array();
+}
+
 Eigen::MatrixXd gp_kernel(GpKernel kernel, double length, const Eigen::MatrixXd& a,
                           const Eigen::MatrixXd& b) {
   Eigen::MatrixXd d2 = -2.0 * a * b.transpose();
@@ -43,7 +48,8 @@ Eigen::MatrixXd gp_kernel(GpKernel kernel, double length, const Eigen::MatrixXd&
 double gp_log_likelihood(GpKernel kernel, const GpHyperparameters& h, const Eigen::MatrixXd& x,
                          const Eigen::VectorXd& y) {
   const double n = static_cast<double>(x.rows());
-  Eigen::MatrixXd k = gp_kernel(kernel, h.length, x, x);
+  const Eigen::MatrixXd xw = h.weighted(x);
+  Eigen::MatrixXd k = gp_kernel(kernel, h.length, xw, xw);
   k.diagonal().array() += h.noise + kJitter;
   Eigen::LLT<Eigen::MatrixXd> llt(k);
   if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
@@ -69,7 +75,24 @@ GpHyperparameters gp_select(const GpOptions& options, const Eigen::MatrixXd& x,
       }
     }
   }
-  if (!std::isfinite(best_ll)) best = {unit, options.noises.empty() ? 1e-2 : options.noises.back()};
+  if (!std::isfinite(best_ll)) {
+    best = {unit, options.noises.empty() ? 1e-2 : options.noises.back(), {}};
+    return best;
+  }
+  if (!options.relevance || x.rows() < 2 * x.cols()) return best;
+  best.weights = Eigen::RowVectorXd::Ones(x.cols());
+  for (Eigen::Index j = 0; j < x.cols(); ++j) {
+    const double start = best.weights(j);
+    for (double factor : options.relevance_factors) {
+      GpHyperparameters h = best;
+      h.weights(j) = start * factor;
+      double ll = gp_log_likelihood(options.kernel, h, x, y);
+      if (ll > best_ll) {
+        best_ll = ll;
+        best = h;
+      }
+    }
+  }
   return best;
 }
 
@@ -87,6 +110,7 @@ void GaussianProcess::fit(const Eigen::MatrixXd& features, const Eigen::VectorXd
 
   hyper_ = gp_select(options_, x_, y);
   log_likelihood_ = gp_log_likelihood(options_.kernel, hyper_, x_, y);
+  x_ = hyper_.weighted(x_);
   Eigen::MatrixXd k = gp_kernel(options_.kernel, hyper_.length, x_, x_);
   k.diagonal().array() += hyper_.noise + kJitter;
   llt_.compute(k);
@@ -98,7 +122,7 @@ void GaussianProcess::predict(const Eigen::MatrixXd& features, Eigen::VectorXd* 
                               Eigen::VectorXd* stddev) const {
   if (x_.rows() == 0) throw Error(ErrorCode::kUsage, "predict before fit");
   Eigen::MatrixXd x = (features.rowwise() - x_mean_).array().rowwise() / x_scale_.array();
-  Eigen::MatrixXd cross = gp_kernel(options_.kernel, hyper_.length, x, x_);
+  Eigen::MatrixXd cross = gp_kernel(options_.kernel, hyper_.length, hyper_.weighted(x), x_);
   if (mean) *mean = ((cross * alpha_).array() * y_scale_ + y_mean_).matrix();
   if (stddev) {
     Eigen::MatrixXd v = cross.transpose();
@@ -109,20 +133,21 @@ void GaussianProcess::predict(const Eigen::MatrixXd& features, Eigen::VectorXd* 
 }
 
 CandidatePosterior::CandidatePosterior(GpKernel kernel, Eigen::MatrixXd candidates)
-    : kernel_(kernel), candidates_(std::move(candidates)) {
+    : kernel_(kernel), candidates_(std::move(candidates)), weighted_(candidates_) {
   hyper_.length = length_unit(candidates_.cols());
 }
 
 void CandidatePosterior::set_hyperparameters(const GpHyperparameters& h) {
   hyper_ = h;
   const Eigen::Index n = n_;
+  weighted_ = h.weighted(candidates_);
   if (n == 0) return;
-  Eigen::MatrixXd x = x_.topRows(n);
+  Eigen::MatrixXd x = h.weighted(x_.topRows(n));
   Eigen::MatrixXd k = gp_kernel(kernel_, h.length, x, x);
   k.diagonal().array() += h.noise + kJitter;
   Eigen::LLT<Eigen::MatrixXd> llt(k);
   l_.topLeftCorner(n, n) = llt.matrixL();
-  cross_.leftCols(n) = gp_kernel(kernel_, h.length, candidates_, x);
+  cross_.leftCols(n) = gp_kernel(kernel_, h.length, weighted_, x);
   Eigen::MatrixXd v = cross_.leftCols(n).transpose();
   llt.matrixL().solveInPlace(v);
   v_.topRows(n) = v;
@@ -138,7 +163,9 @@ void CandidatePosterior::add(const Eigen::RowVectorXd& x) {
     v_.conservativeResize(capacity, candidates_.rows());
   }
   x_.row(n) = x;
-  Eigen::VectorXd k_new = gp_kernel(kernel_, hyper_.length, x_.topRows(n), x).col(0);
+  const Eigen::MatrixXd xw = hyper_.weighted(x);
+  Eigen::VectorXd k_new =
+      gp_kernel(kernel_, hyper_.length, hyper_.weighted(x_.topRows(n)), xw).col(0);
   Eigen::VectorXd l_row = k_new;
   if (n > 0) l_.topLeftCorner(n, n).triangularView<Eigen::Lower>().solveInPlace(l_row);
   const double diagonal =
@@ -146,7 +173,7 @@ void CandidatePosterior::add(const Eigen::RowVectorXd& x) {
   l_.row(n).head(n) = l_row.transpose();
   l_(n, n) = diagonal;
   l_.row(n).tail(l_.cols() - n - 1).setZero();
-  cross_.col(n) = gp_kernel(kernel_, hyper_.length, candidates_, x).col(0);
+  cross_.col(n) = gp_kernel(kernel_, hyper_.length, weighted_, xw).col(0);
   Eigen::RowVectorXd v_row = cross_.col(n).transpose();
   if (n > 0) v_row.noalias() -= l_row.transpose() * v_.topRows(n);
   v_.row(n) = v_row / diagonal;
@@ -184,7 +211,8 @@ void CandidatePosterior::predict_points(const Eigen::MatrixXd& points, const Eig
   double y_mean = 0, signal = 1;
   Eigen::VectorXd alpha;
   fit_targets(y, &y_mean, &alpha, &signal);
-  Eigen::MatrixXd cross = gp_kernel(kernel_, hyper_.length, points, x_.topRows(n_));
+  Eigen::MatrixXd cross = gp_kernel(kernel_, hyper_.length, hyper_.weighted(points),
+                                    hyper_.weighted(x_.topRows(n_)));
   if (mean) *mean = (cross * alpha).array() + y_mean;
   if (stddev) {
     Eigen::MatrixXd v = cross.transpose();

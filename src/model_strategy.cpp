@@ -17,7 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kEnumerateLimit = 2'000'000;  // products walked whole to find valid configs
-constexpr double kFailurePenalty = 1.0;          // in log time, beyond the worst ok result
 
 double expected_improvement(double best, double mean, double stddev, double margin) {
   const double gain = best - mean - margin;
@@ -145,7 +144,7 @@ struct ModelStrategy::Impl {
         double log_ms = 0;
         bool ok = ok_time(m, &log_ms);
         rows.push_back(std::move(*row));
-        targets.push_back((ok ? log_ms : worst + kFailurePenalty) - centre);
+        targets.push_back((ok ? log_ms : worst + options.failure_penalty) - centre);
       }
     }
     if (rows.empty()) return;
@@ -235,7 +234,7 @@ struct ModelStrategy::Impl {
     }
     // Failures count as worse than anything seen: they cluster (resource limits, bad tilings),
     // and a model that ignored them would keep finding those regions unexplored and promising.
-    const double penalty = std::isfinite(worst) ? worst + kFailurePenalty : 0.0;
+    const double penalty = std::isfinite(worst) ? worst + options.failure_penalty : 0.0;
     y->resize(n);
     base->setZero(n);
     double sum = 0;
@@ -296,7 +295,9 @@ struct ModelStrategy::Impl {
     }
     GpHyperparameters h = gp_select(options.gp, x, y);
     const GpHyperparameters& now = posterior->hyperparameters();
-    if (h.length != now.length || h.noise != now.noise) posterior->set_hyperparameters(h);
+    if (h.length != now.length || h.noise != now.noise || h.weights != now.weights) {
+      posterior->set_hyperparameters(h);
+    }
   }
 
   // One config chosen by expected improvement, added with its predicted time as believed.
@@ -313,14 +314,40 @@ struct ModelStrategy::Impl {
 
     double best_ei = -1, chosen_mean = 0;
     bool found = false;
-    for (Eigen::Index r = 0; r < mean.size(); ++r) {
-      if (row_proposed[r]) continue;
+    // Every few steps of a cold search the choice is limited to the neighbours of the best
+    // configs: an isotropic kernel smooths over the interactions that decide the last few
+    // percent, which a local step finds. With a prior, its mean function carries them.
+    std::vector<Eigen::Index> local;
+    if (!prior_model && options.local_every > 0 && stats.model_steps % options.local_every ==
+                                       options.local_every - 1) {
+      std::vector<std::pair<double, uint64_t>> ranked;
+      for (const auto& o : observations) {
+        if (o.observed && o.ok) ranked.push_back({o.log_ms, o.index});
+      }
+      std::sort(ranked.begin(), ranked.end());
+      for (size_t k = 0; k < std::min<size_t>(2, ranked.size()); ++k) {
+        for (uint64_t n : space->neighbours(ranked[k].second)) {
+          auto row = candidate_row.find(n);
+          if (row != candidate_row.end() && !row_proposed[row->second]) {
+            local.push_back(row->second);
+          }
+        }
+      }
+    }
+    auto consider = [&](Eigen::Index r) {
       double ei = expected_improvement(best, mean(r), stddev(r), options.exploration);
-      if (ei > best_ei) {
+      if (ei > best_ei || (ei == best_ei && mean(r) < chosen_mean)) {
         best_ei = ei;
         chosen_mean = mean(r);
         *chosen = candidates[r];
         found = true;
+      }
+    };
+    if (!local.empty()) {
+      for (Eigen::Index r : local) consider(r);
+    } else {
+      for (Eigen::Index r = 0; r < mean.size(); ++r) {
+        if (!row_proposed[r]) consider(r);
       }
     }
     // A sampled space may hold better configs next to the best ones found than in the sample.
@@ -379,7 +406,9 @@ void ModelStrategy::set_problem_values(std::vector<std::pair<std::string, double
   }
 }
 
-void ModelStrategy::set_prior(std::vector<PriorData> prior) { impl_->prior_sets = std::move(prior); }
+void ModelStrategy::set_prior(std::vector<PriorData> prior) {
+  impl_->prior_sets = std::move(prior);
+}
 
 void ModelStrategy::start(const SearchSpace& space, const std::vector<Measurement>& prior) {
   Impl& s = *impl_;

@@ -24,6 +24,8 @@ struct ModelStrategyOptions {
   size_t candidate_limit = 20000;  // the whole valid space up to this, else a seeded sample
   size_t prior_points = 300;       // prior measurements the prior model is fit on, at most
   double exploration = 0.01;       // expected improvement beyond this margin, in log time
+  double failure_penalty = 1.0;    // a failure's target: the worst ok log time plus this
+  size_t local_every = 4;          // every so many model steps, only the best's neighbours
   GpOptions gp;
 };
 

@@ -35,7 +35,8 @@ struct Recording {
 };
 
 // The workload's measurements and key. `repo_root` (empty: the source tree gputune was built
-// from) makes the spec path relative when the spec lies inside it. Throws Error(kUsage) for an unknown workload.
+// from) makes the spec path relative when the spec lies inside it. Throws Error(kUsage) for
+// an unknown workload.
 Recording recording_from_store(const Store& store, int64_t workload,
                                const std::string& repo_root = "");
 

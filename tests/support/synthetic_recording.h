@@ -100,7 +100,9 @@ class SyntheticRunner : public Runner {
   }
   std::vector<Measurement> run(const std::vector<Candidate>& batch) override {
     std::vector<Measurement> out;
-    for (const auto& c : batch) out.push_back(synthetic_measurement(space_, c.variant.index, n_, gpu_));
+    for (const auto& c : batch) {
+      out.push_back(synthetic_measurement(space_, c.variant.index, n_, gpu_));
+    }
     return out;
   }
   double measure_copy_bandwidth() override { return 3000; }

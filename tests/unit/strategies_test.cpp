@@ -93,7 +93,7 @@ class SyntheticSpaceTest : public ::testing::Test {
     std::string spec = testing::write_synthetic_spec(*dir_);
     auto store = open_sqlite_store(":memory:");
     cold_ = new Recording(testing::record_synthetic(*store, spec, 1024, 0));
-    prior_ = new Recording(testing::record_synthetic(*store, spec, 4096, 1));
+    prior_ = new Recording(testing::record_synthetic(*store, spec, 4096, 0));  // same GPU, 4x n
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -192,7 +192,7 @@ TEST_F(SyntheticSpaceTest, ModelGuidedBeatsRandomAndPriorDataHelps) {
             << median(warm) << "; model step " << total_ms / std::max<size_t>(steps, 1)
             << " ms mean, " << max_ms << " ms max\n";
   EXPECT_LT(median(model), median(random));
-  EXPECT_LE(median(model), 50u);
+  EXPECT_LE(median(warm), 15u);
   EXPECT_LE(median(warm), median(model));
 }
 
