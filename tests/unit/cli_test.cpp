@@ -1,0 +1,104 @@
+// The command line as a user meets it: exit codes, where messages go, what they say.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "gputune/runner.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+CommandResult run_gputune(const std::string& args) {
+  fs::path err_file = fs::temp_directory_path() / ("gputune_cli_err_" + std::to_string(getpid()));
+  std::string command = gputune::test::gputune_binary() + " " + args + " 2>" + err_file.string();
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.out.append(buffer.data(), n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  result.err.assign(std::istreambuf_iterator<char>(in), {});
+  fs::remove(err_file);
+  return result;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Cli, HelpAndUsageErrors) {
+  CommandResult help = run_gputune("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(contains(help.out, "search SPEC"));
+  CommandResult search_help = run_gputune("search --help");
+  EXPECT_EQ(search_help.exit_code, 0);
+  EXPECT_TRUE(contains(search_help.out, "--compile-only"));
+  EXPECT_TRUE(contains(search_help.out, "--budget"));
+  CommandResult unknown = run_gputune("serch x");
+  EXPECT_EQ(unknown.exit_code, 64);
+  EXPECT_TRUE(contains(unknown.err, "unknown command 'serch'"));
+  CommandResult bad_option = run_gputune("search spaces/transpose.yaml --bogus");
+  EXPECT_EQ(bad_option.exit_code, 64);
+  CommandResult bad_budget = run_gputune("search transpose --budget 3x");
+  EXPECT_EQ(bad_budget.exit_code, 64);
+  EXPECT_TRUE(contains(bad_budget.err, "--budget 3x"));
+  CommandResult missing = run_gputune("search no-such-spec");
+  EXPECT_EQ(missing.exit_code, 74);
+  EXPECT_TRUE(contains(missing.err, "shipped: "));
+}
+
+TEST(Cli, ListShowsTheShippedTransposeSpace) {
+  CommandResult list = run_gputune("list");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_TRUE(contains(list.out, "transpose")) << list.out;
+  EXPECT_TRUE(contains(list.out, "60 variants")) << list.out;
+}
+
+TEST(Cli, BadSpecStopsWithItsLocationAndExitCode65) {
+  fs::path dir = fs::temp_directory_path() / ("gputune_cli_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(gputune::test::source_dir() + "/kernels/transpose.cu", dir / "t.cu",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "bad.yaml") << "kernel: {source: t.cu, name: transpose}\n"
+                                     "problem: {n: 64}\n"
+                                     "arguments:\n"
+                                     "  - {name: out, type: float32, count: n*n, output: true}\n"
+                                     "launch: {block: [32], grid: [n / TILEE]}\n"
+                                     "parameters: {TILE: [32]}\n";
+  CommandResult bad = run_gputune("search " + (dir / "bad.yaml").string() + " --compile-only");
+  EXPECT_EQ(bad.exit_code, 65);
+  EXPECT_TRUE(contains(bad.err, "bad.yaml:5:")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "undefined name 'TILEE'")) << bad.err;
+  EXPECT_FALSE(contains(bad.err, "terminate")) << bad.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, CompileOnlyCompilesEveryTransposeVariant) {
+  CommandResult run_result = run_gputune("search transpose --compile-only --arch sm_90 -q");
+  EXPECT_EQ(run_result.exit_code, 0) << run_result.out << run_result.err;
+  EXPECT_TRUE(contains(run_result.out, "60 variants compiled for sm_90, 0 failed"))
+      << run_result.out;
+}
+
+TEST(Cli, SearchWithoutAGpuSaysSoAndExits69) {
+  if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
+  CommandResult search = run_gputune("search transpose --db /tmp/gputune_cli_nogpu.db");
+  EXPECT_EQ(search.exit_code, 69);
+  EXPECT_TRUE(contains(search.err, "--compile-only")) << search.err;
+}
+
+}  // namespace
+}  // namespace gputune
