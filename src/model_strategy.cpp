@@ -410,6 +410,12 @@ void ModelStrategy::set_prior(std::vector<PriorData> prior) {
   impl_->prior_sets = std::move(prior);
 }
 
+void ModelStrategy::use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
+                              std::vector<PriorData> prior) {
+  set_problem_values(problem_values);
+  set_prior(std::move(prior));
+}
+
 void ModelStrategy::start(const SearchSpace& space, const std::vector<Measurement>& prior) {
   Impl& s = *impl_;
   s.space = &space;

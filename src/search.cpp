@@ -8,6 +8,7 @@
 
 #include "gputune/error.h"
 #include "gputune/strategy.h"
+#include "prior.h"
 
 namespace gputune {
 
@@ -167,6 +168,9 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   uint64_t total = valid_total(space);
   if (budget > 0) total = std::min<uint64_t>(total, static_cast<uint64_t>(budget));
   ProgressTracker tracker(total, progress);
+  if (options.use_prior) {
+    strategy->use_prior(problem.problem_values(), prior_from_store(store, result.workload, key));
+  }
   strategy->start(space, {});
   tracker.report();
 

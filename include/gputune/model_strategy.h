@@ -10,15 +10,6 @@
 
 namespace gputune {
 
-// Measurements of another workload of the same spec: another problem size, another GPU or an
-// earlier kernel version. Configs are matched by their JSON, not their index, because the
-// index changes with the space.
-struct PriorData {
-  std::vector<std::pair<std::string, double>> problem_values;  // as Problem::problem_values()
-  std::string label;  // where it came from, for reports
-  std::vector<Measurement> measurements;
-};
-
 struct ModelStrategyOptions {
   size_t initial_random = 8;       // cold start: random configs before the model takes over
   size_t candidate_limit = 20000;  // the whole valid space up to this, else a seeded sample
@@ -49,6 +40,8 @@ class ModelStrategy : public Strategy {
   // This workload's problem values, which place it among the prior data's. Before start().
   void set_problem_values(std::vector<std::pair<std::string, double>> values);
   void set_prior(std::vector<PriorData> prior);
+  void use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
+                 std::vector<PriorData> prior) override;
 
   // `prior` here: measurements of a workload at this problem's values (another GPU, say).
   void start(const SearchSpace& space, const std::vector<Measurement>& prior) override;

@@ -20,6 +20,7 @@ struct SearchOptions {
   std::optional<double> budget_seconds;       // unset: the spec's; 0: no limit
   std::optional<uint64_t> seed;               // unset: the spec's
   bool force = false;                    // measure again what the database already has
+  bool use_prior = true;                 // strategies may learn from the kernel's other workloads
   size_t batch = 4;                      // variants compiled, then run, per step
 };
 

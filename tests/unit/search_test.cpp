@@ -9,6 +9,7 @@
 
 #include "gputune/error.h"
 #include "gputune/spec_loader.h"
+#include "prior.h"
 #include "support/fakes.h"
 
 namespace gputune {
@@ -27,7 +28,7 @@ class SearchTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Problem problem(const std::string& extra = "") {
+  Problem problem(const std::string& extra = "", const Overrides& set = {}) {
     std::string text = R"(kernel: {source: k.cu, name: k}
 problem: {n: 64}
 arguments:
@@ -38,7 +39,7 @@ parameters: {A: [1, 2, 3, 4], B: [0, 1, 2], FAIL: [0, 1]}
 constraints: [A != 3]
 baseline: {A: 1, B: 0, FAIL: 0}
 )" + extra;
-    return Problem(parse_spec(text, (dir_ / "spec.yaml").string()));
+    return Problem(parse_spec(text, (dir_ / "spec.yaml").string(), set));
   }
 
   fs::path dir_;
@@ -185,6 +186,32 @@ TEST_F(SearchTest, BaselineThatDoesNotCompileStopsWithItsLocation) {
     EXPECT_NE(std::string(e.what()).find("spec.yaml:9:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("baseline does not compile"), std::string::npos);
   }
+}
+
+TEST_F(SearchTest, OtherProblemSizesOfTheKernelArePriorData) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  Problem small = problem("", {{"n", "64"}});
+  SearchResult first = run_search(small, runner, compiler, *store, {});
+  Problem large = problem("", {{"n", "256"}});
+  SearchOptions options;
+  options.strategy = "model";
+  options.budget_evaluations = 6;
+  SearchResult second = run_search(large, runner, compiler, *store, options);
+  EXPECT_EQ(second.evaluated.size(), 6u);
+
+  WorkloadKey key;
+  key.kernel_name = "k";
+  key.spec_path = (dir_ / "spec.yaml").string();
+  auto prior = prior_from_store(*store, second.workload, key);
+  ASSERT_EQ(prior.size(), 1u);
+  ASSERT_EQ(prior[0].problem_values.size(), 1u);
+  EXPECT_EQ(prior[0].problem_values[0].first, "n");
+  EXPECT_EQ(prior[0].problem_values[0].second, 64);
+  EXPECT_EQ(prior[0].measurements.size(), small.space().count_valid());
+  key.kernel_name = "other";
+  EXPECT_TRUE(prior_from_store(*store, second.workload, key).empty());
 }
 
 TEST_F(SearchTest, CompileAllReportsEveryFailure) {
