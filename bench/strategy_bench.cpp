@@ -3,7 +3,6 @@
 // same spec. Usage:
 //   gputune_strategy_bench [--seeds N] [--cap N] [--batch N] [--strategies a,b] [--no-write]
 //                          [--results FILE] [--synthetic DIR] [recording.csv ...]
-//   gputune_strategy_bench --export DB DIR   (every workload of a database, as recordings)
 // Without recordings it replays db/recordings/*.csv; --synthetic DIR generates synthetic test
 // recordings there instead (labelled synthetic everywhere they are reported).
 #include <algorithm>
@@ -41,7 +40,6 @@ struct Options {
   std::string results = std::string(GPUTUNE_SOURCE_DIR) + "/bench/RESULTS.md";
   bool write = true;
   std::string synthetic_dir;
-  std::string export_db, export_dir;
   ModelStrategyOptions model;
 };
 
@@ -259,35 +257,6 @@ int run_bench(const Options& options) {
   return 0;
 }
 
-std::string file_part(std::string text) {
-  for (char& c : text) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  std::string out;
-  for (char c : text) {
-    if (c != '_' || (!out.empty() && out.back() != '_')) out += c;
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out;
-}
-
-// Writes every workload of a database as a recording: <spec>_<problem>_<gpu>.csv.
-int export_all(const Options& options) {
-  auto store = open_sqlite_store(options.export_db, true);
-  const std::string commit = command_output(std::string("git -C '") + GPUTUNE_SOURCE_DIR +
-                                            "' rev-parse --short HEAD 2>/dev/null");
-  fs::create_directories(options.export_dir);
-  for (const WorkloadSummary& w : store->workloads()) {
-    const std::string name = file_part(fs::path(w.key.spec_path).stem().string()) + "_" +
-                             file_part(w.key.problem_json) + "_" +
-                             file_part(w.key.device.name) + ".csv";
-    const std::string path = (fs::path(options.export_dir) / name).string();
-    export_recording(*store, w.id, path, commit);
-    std::cout << path << ": " << w.attempts << " attempts, " << w.ok << " ok\n";
-  }
-  return 0;
-}
-
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -329,9 +298,6 @@ int main(int argc, char** argv) {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
       } else if (arg == "--no-write") {
         options.write = false;
-      } else if (arg == "--export") {
-        options.export_db = value();
-        options.export_dir = value();
       } else if (arg == "--synthetic") {
         options.synthetic_dir = value();
       } else if (!arg.empty() && arg[0] == '-') {
@@ -340,7 +306,6 @@ int main(int argc, char** argv) {
         options.recordings.push_back(arg);
       }
     }
-    if (!options.export_db.empty()) return gputune::export_all(options);
     return gputune::run_bench(options);
   } catch (const gputune::Error& e) {
     std::cerr << "gputune_strategy_bench: " << e.what() << "\n";

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -387,6 +388,25 @@ std::unique_ptr<Runner> make_replay_runner(Recording recording) {
 
 std::unique_ptr<Runner> make_replay_runner(const Store& store, int64_t workload) {
   return make_replay_runner(recording_from_store(store, workload));
+}
+
+namespace {
+std::string file_part(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  std::string out;
+  for (char c : text) {
+    if (c != '_' || (!out.empty() && out.back() != '_')) out += c;
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+}  // namespace
+
+std::string recording_file_name(const WorkloadKey& key) {
+  return file_part(std::filesystem::path(key.spec_path).stem().string()) + "_" +
+         file_part(key.problem_json) + "_" + file_part(key.device.name) + ".csv";
 }
 
 std::unique_ptr<Compiler> make_replay_compiler() { return std::make_unique<ReplayCompiler>(); }

@@ -46,6 +46,9 @@ void write_recording(const Recording& recording, const std::string& path);
 void export_recording(const Store& store, int64_t workload, const std::string& path,
                       const std::string& commit = "",
                       const std::string& repo_root = "");
+// "<spec>_<problem>_<gpu>.csv", in letters, digits and '_': where a workload's recording goes.
+std::string recording_file_name(const WorkloadKey& key);
+
 // Throws Error(kIo) for a file that cannot be read or is not a recording, with file:line.
 Recording load_recording(const std::string& path);
 

@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "gputune/error.h"
 #include "gputune/problem.h"
+#include "gputune/replay.h"
 #include "gputune/report.h"
 #include "gputune/runner.h"
 #include "gputune/search.h"
@@ -104,9 +105,31 @@ int compile_only(const Problem& problem, const std::string& arch, bool json, boo
   return failed ? kSomeVariantsFailed : 0;
 }
 
+std::string required_spec(const po::variables_map& vm) {
+  if (!vm.count("spec")) throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
+  return vm["spec"].as<std::string>();
+}
+
+int run_and_report(const Problem& problem, Runner& runner, Compiler& compiler, Store& store,
+                   const SearchOptions& search, const po::variables_map& vm) {
+  const auto& stop = install_interrupt_handler();
+  SearchResult result;
+  {
+    ProgressPrinter printer(!vm.count("quiet"));
+    result = run_search(problem, runner, compiler, store, search, std::ref(printer), &stop);
+  }
+  Report report = make_report(title_for(problem), result.device, result.copy_bandwidth_gbs,
+                              result.baseline, store.measured(result.workload),
+                              metrics_for(problem));
+  report.search = result.record;
+  size_t top = vm["top"].as<size_t>();
+  std::cout << (vm.count("json") ? format_json(report, top) + "\n" : format_table(report, top));
+  return result.record.interrupted ? kInterrupted : 0;
+}
+
 void add_spec_options(po::options_description& options) {
   options.add_options()
-      ("spec", po::value<std::string>()->required(), "spec file, or the name of a shipped spec")
+      ("spec", po::value<std::string>(), "spec file, or the name of a shipped spec")
       ("set", po::value<std::vector<std::string>>()->composing(),
        "override a problem value: --set n=4096 (repeatable)")
       ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
@@ -132,6 +155,10 @@ int search_command(const std::vector<std::string>& args) {
        "evaluations (100) or time (90s, 10m, 2h); stored evaluations count too")
       ("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)")
       ("force", "measure again variants the database already has")
+      ("no-prior", "do not learn from the kernel's other workloads in the database")
+      ("replay", po::value<std::string>(),
+       "answer from a recording (gputune export) instead of the GPU; no GPU needed; the "
+       "results go to --db only when it is given")
       ("top", po::value<size_t>()->default_value(10), "variants shown in the table")
       ("device", po::value<int>()->default_value(0), "GPU ordinal")
       ("warm-cache", "time without flushing L2 between samples")
@@ -173,7 +200,20 @@ int search_command(const std::vector<std::string>& args) {
   if (vm.count("seed")) search.seed = vm["seed"].as<uint64_t>();
   search.force = vm.count("force");
 
-  Spec spec = load_spec(resolve_spec(vm["spec"].as<std::string>()), parse_overrides(vm));
+  search.use_prior = !vm.count("no-prior");
+  if (vm.count("replay")) {
+    if (vm.count("spec") || vm.count("set")) {
+      throw Error(ErrorCode::kUsage, "--replay takes the spec and problem values from the "
+                                     "recording: give no SPEC or --set");
+    }
+    Recording recording = load_recording(vm["replay"].as<std::string>());
+    Problem problem = recording_problem(recording);
+    auto runner = make_replay_runner(recording);
+    auto compiler = make_replay_compiler();
+    auto store = open_sqlite_store(vm["db"].defaulted() ? ":memory:" : vm["db"].as<std::string>());
+    return run_and_report(problem, *runner, *compiler, *store, search, vm);
+  }
+  Spec spec = load_spec(resolve_spec(required_spec(vm)), parse_overrides(vm));
   Problem problem(std::move(spec));
   if (vm.count("compile-only")) {
     return compile_only(problem, vm["arch"].as<std::string>(), json, quiet);
@@ -185,20 +225,7 @@ int search_command(const std::vector<std::string>& args) {
   auto runner = make_gpu_runner(problem, vm["device"].as<int>(), timing);
   auto compiler = make_nvrtc_compiler();
   auto store = open_sqlite_store(vm["db"].as<std::string>());
-  const auto& stop = install_interrupt_handler();
-
-  SearchResult result;
-  {
-    ProgressPrinter printer(!quiet);
-    result = run_search(problem, *runner, *compiler, *store, search, std::ref(printer), &stop);
-  }
-  Report report = make_report(title_for(problem), result.device, result.copy_bandwidth_gbs,
-                              result.baseline, store->measured(result.workload),
-                              metrics_for(problem));
-  report.search = result.record;
-  size_t top = vm["top"].as<size_t>();
-  std::cout << (json ? format_json(report, top) + "\n" : format_table(report, top));
-  return result.record.interrupted ? kInterrupted : 0;
+  return run_and_report(problem, *runner, *compiler, *store, search, vm);
 }
 
 int best_command(const std::vector<std::string>& args) {
@@ -214,7 +241,7 @@ int best_command(const std::vector<std::string>& args) {
     return 0;
   }
   const auto& vm = parsed.vm;
-  Spec spec = load_spec(resolve_spec(vm["spec"].as<std::string>()), parse_overrides(vm));
+  Spec spec = load_spec(resolve_spec(required_spec(vm)), parse_overrides(vm));
   Problem problem(spec);
   std::string db = vm["db"].as<std::string>();
   if (!std::filesystem::exists(db)) {
@@ -304,6 +331,45 @@ int show_command(const std::vector<std::string>& args) {
     }
   }
   if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int export_command(const std::vector<std::string>& args) {
+  po::options_description options("gputune export [options]\n\n"
+      "Writes every workload of a database (or one) as a text recording: metadata lines, then\n"
+      "one CSV row per variant with its status, samples, compile time and resources. A\n"
+      "recording replays with `gputune search --replay FILE`, on any machine.\n\noptions");
+  options.add_options()
+      ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
+      ("out", po::value<std::string>()->default_value("."), "folder the recordings go to")
+      ("workload", po::value<int64_t>(), "only this workload (see gputune show)")
+      ("commit", po::value<std::string>()->default_value(""), "gputune commit to record")
+      ("help,h", "show this help");
+  Parsed parsed = parse(args, options, {});
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  std::string db = vm["db"].as<std::string>();
+  if (!std::filesystem::exists(db)) {
+    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
+  }
+  auto store = open_sqlite_store(db, true);
+  std::filesystem::create_directories(vm["out"].as<std::string>());
+  size_t written = 0;
+  for (const auto& w : store->workloads()) {
+    if (vm.count("workload") && w.id != vm["workload"].as<int64_t>()) continue;
+    std::string path =
+        (std::filesystem::path(vm["out"].as<std::string>()) / recording_file_name(w.key)).string();
+    export_recording(*store, w.id, path, vm["commit"].as<std::string>());
+    std::cout << path << ": " << w.attempts << " attempts, " << w.ok << " ok\n";
+    ++written;
+  }
+  if (!written) {
+    std::cerr << "gputune export: no workload to export in " << db << "\n";
+    return EX_DATAERR;
+  }
   return 0;
 }
 

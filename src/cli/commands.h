@@ -9,5 +9,6 @@ int search_command(const std::vector<std::string>& args);
 int best_command(const std::vector<std::string>& args);
 int show_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
+int export_command(const std::vector<std::string>& args);
 
 }  // namespace gputune::cli

@@ -21,6 +21,8 @@ commands:
   best SPEC     the best variant stored for a spec and its problem values
   show          the workloads in a database and their best variants
   list          the specs shipped with gputune
+  export        write a database's workloads as text recordings, which
+                `gputune search --replay FILE` answers from without a GPU
 
 `gputune <command> --help` tells more. SPEC is a YAML file or the name of a shipped spec.
 Data goes to stdout, progress and errors to stderr. Exit codes: 0 ok, 1 some variants failed
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
       {"best", gputune::cli::best_command},
       {"show", gputune::cli::show_command},
       {"list", gputune::cli::list_command},
+      {"export", gputune::cli::export_command},
   };
   auto command = commands.find(args[0]);
   if (command == commands.end()) {

@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
+#include "gputune/replay.h"
 #include "gputune/runner.h"
+#include "support/synthetic_recording.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -98,6 +101,34 @@ TEST(Cli, SearchWithoutAGpuSaysSoAndExits69) {
   CommandResult search = run_gputune("search transpose --db /tmp/gputune_cli_nogpu.db");
   EXPECT_EQ(search.exit_code, 69);
   EXPECT_TRUE(contains(search.err, "--compile-only")) << search.err;
+}
+
+TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
+  fs::path dir = fs::temp_directory_path() / ("gputune_cli_replay_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string spec = testing::write_synthetic_spec(dir);
+  std::string db = (dir / "recorded.db").string();
+  {
+    auto store = open_sqlite_store(db);
+    testing::record_synthetic(*store, spec, 1024, 0);
+  }
+  CommandResult exported = run_gputune("export --db " + db + " --out " + (dir / "out").string());
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir / "out")) files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u);
+
+  CommandResult replay = run_gputune("search --replay " + files[0].string() +
+                                     " --strategy random --seed 4 --budget 25 --json");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto report = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(report["device"]["name"], "Synthetic GPU A");
+  EXPECT_EQ(report["search"]["evaluated"].get<int>() + report["search"]["reused"].get<int>(), 26)
+      << "25 evaluations and the baseline";
+  CommandResult both = run_gputune("search x --replay " + files[0].string());
+  EXPECT_EQ(both.exit_code, 64);
+  fs::remove_all(dir);
 }
 
 }  // namespace
