@@ -105,6 +105,14 @@ int compile_only(const Problem& problem, const std::string& arch, bool json, boo
   return failed ? kSomeVariantsFailed : 0;
 }
 
+// Read-only, and only a file that exists: reading must not leave an empty database behind.
+std::unique_ptr<Store> open_existing_store(const std::string& db) {
+  if (!std::filesystem::exists(db)) {
+    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
+  }
+  return open_sqlite_store(db, true);
+}
+
 std::string required_spec(const po::variables_map& vm) {
   if (!vm.count("spec")) throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
   return vm["spec"].as<std::string>();
@@ -244,10 +252,7 @@ int best_command(const std::vector<std::string>& args) {
   Spec spec = load_spec(resolve_spec(required_spec(vm)), parse_overrides(vm));
   Problem problem(spec);
   std::string db = vm["db"].as<std::string>();
-  if (!std::filesystem::exists(db)) {
-    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
-  }
-  auto store = open_sqlite_store(db, true);
+  auto store = open_existing_store(db);
   nlohmann::json out = nlohmann::json::array();
   size_t found = 0;
   for (const auto& w : store->workloads(spec.spec_hash(), problem.problem_json())) {
@@ -294,10 +299,7 @@ int show_command(const std::vector<std::string>& args) {
   }
   const auto& vm = parsed.vm;
   std::string db = vm["db"].as<std::string>();
-  if (!std::filesystem::exists(db)) {
-    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
-  }
-  auto store = open_sqlite_store(db, true);
+  auto store = open_existing_store(db);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& w : store->workloads()) {
     nlohmann::json row = {{"workload", w.id},
@@ -352,10 +354,7 @@ int export_command(const std::vector<std::string>& args) {
   }
   const auto& vm = parsed.vm;
   std::string db = vm["db"].as<std::string>();
-  if (!std::filesystem::exists(db)) {
-    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
-  }
-  auto store = open_sqlite_store(db, true);
+  auto store = open_existing_store(db);
   std::filesystem::create_directories(vm["out"].as<std::string>());
   size_t written = 0;
   for (const auto& w : store->workloads()) {
