@@ -59,8 +59,22 @@ T convert(double value) {
   }
 }
 
+// Given bytes (Fill::kData, ArgumentSpec::reference) must match the buffer's size exactly.
+std::vector<unsigned char> given_bytes(const ArgumentSpec& argument, const SharedBytes& bytes,
+                                       const char* what, uint64_t count) {
+  const uint64_t expected = count * size_of(argument.type);
+  if (!bytes || bytes->size() != expected) {
+    throw Error(ErrorCode::kSpec, "argument '" + argument.name + "': the " + what + " has " +
+                                      std::to_string(bytes ? bytes->size() : 0) + " bytes; " +
+                                      std::to_string(count) + " " + type_name(argument.type) +
+                                      " elements need " + std::to_string(expected));
+  }
+  return *bytes;
+}
+
 std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type,
                                      uint64_t count) {
+  if (argument.fill == Fill::kData) return given_bytes(argument, argument.data, "data", count);
   std::vector<unsigned char> data(count * size_of(type));
   visit_type(type, [&](auto zero) {
     using T = decltype(zero);
@@ -74,6 +88,8 @@ std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType ty
         break;
       case Fill::kIota:
         for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<T>(i);
+        break;
+      case Fill::kData:  // returned above
         break;
       case Fill::kRandom: {
         std::mt19937_64 engine(argument.seed);
@@ -166,6 +182,7 @@ struct HostBuffer {
   BufferShape shape;
   bool output = false;
   std::vector<unsigned char> data;
+  bool given_reference = false;  // data is the spec's reference, not the baseline's output
 };
 
 // Everything that lives in the CUDA context; dropped and rebuilt after a sticky error.
@@ -195,6 +212,10 @@ class GpuRunner : public Runner {
       if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
       HostBuffer host{shapes[next++], argument.output, {}};
       if (!host.output) host.data = host_fill(argument, host.shape.type, host.shape.count);
+      if (host.output && argument.reference) {
+        host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);
+        host.given_reference = true;
+      }
       host_.push_back(std::move(host));
     }
     setup_device();
@@ -221,7 +242,7 @@ class GpuRunner : public Runner {
                             m.message);
     }
     for (const HostBuffer& host : host_) {
-      if (!host.output) continue;
+      if (!host.output || host.given_reference) continue;
       const uint64_t unwritten = count_nan(host.shape.type, host.data);
       if (unwritten > 0) {
         throw Error(ErrorCode::kSpec, "the baseline (" + baseline.variant.config + ") left " +
@@ -411,7 +432,7 @@ class GpuRunner : public Runner {
     for (size_t i = 0; i < host_.size(); ++i) {
       HostBuffer& host = host_[i];
       if (!host.output) continue;
-      if (is_reference) {
+      if (is_reference && !host.given_reference) {
         host.data.resize(state_->buffers[i].bytes());
         state_->buffers[i].download(host.data.data());
         continue;

@@ -365,6 +365,18 @@ class SqliteStore : public Store {
     return out;
   }
 
+  std::vector<Attempt> attempts(int64_t workload) const override {
+    Statement s(db(), path_,
+                (std::string("SELECT m.id, m.created_at, ") + kMeasurementColumns +
+                 " FROM variants v JOIN measurements m ON m.variant_id = v.id "
+                 "WHERE v.workload_id = ?1 ORDER BY m.id")
+                    .c_str());
+    s.bind(1, workload);
+    std::vector<Attempt> out;
+    while (s.step()) out.push_back({s.int64(0), s.text(1), read_measurement(s, 2, path_)});
+    return out;
+  }
+
   void record_search(int64_t workload, const SearchRecord& r) override {
     require_writable("record a search");
     Transaction tx(db(), path_);

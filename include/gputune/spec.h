@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,7 +31,12 @@ const char* type_name(ScalarType type);       // "float32", ...
 bool parse_type(const std::string& name, ScalarType* type);
 bool is_floating(ScalarType type);
 
-enum class Fill { kRandom, kConstant, kIota, kZeros };
+// kData: the bytes in ArgumentSpec::data (given through the API, e.g. a numpy array; a YAML
+// spec cannot say it).
+enum class Fill { kRandom, kConstant, kIota, kZeros, kData };
+
+// Bytes shared between copies of a Spec (and with a forked worker process) without copying.
+using SharedBytes = std::shared_ptr<const std::vector<unsigned char>>;
 
 struct ArgumentSpec {
   std::string name;
@@ -44,6 +50,10 @@ struct ArgumentSpec {
   double fill_value = 0;      // kConstant
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
   uint64_t seed = 0;          // kRandom
+  SharedBytes data;           // kData: count * size_of(type) bytes, native byte order
+  // Outputs only: the expected contents (count * size_of(type) bytes). When set, variants (the
+  // baseline included) are checked against it instead of against the baseline's output.
+  SharedBytes reference;
 };
 
 // A kernel parameter (macro or template argument) or a generic transformation.

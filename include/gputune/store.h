@@ -33,6 +33,13 @@ struct WorkloadSummary {
   std::string created_at;
 };
 
+// One stored attempt at a variant, for histories (best-so-far against evaluations or time).
+struct Attempt {
+  int64_t id = 0;          // increases in the order attempts were stored
+  std::string created_at;  // UTC, ISO 8601, to the second
+  Measurement measurement;
+};
+
 // Where tuning time went in one search.
 struct SearchRecord {
   std::string strategy;
@@ -53,6 +60,15 @@ class Store {
   virtual void commit(int64_t workload, const std::vector<Measurement>& measurements) = 0;
   // The latest attempt of every config measured for the workload.
   virtual std::vector<Measurement> measured(int64_t workload) const = 0;
+  // Every attempt for the workload, oldest first. The default (stores that keep no history)
+  // is measured() in config order without times.
+  virtual std::vector<Attempt> attempts(int64_t workload) const {
+    std::vector<Attempt> out;
+    for (auto& m : measured(workload)) {
+      out.push_back({static_cast<int64_t>(out.size()) + 1, "", std::move(m)});
+    }
+    return out;
+  }
   virtual void record_search(int64_t workload, const SearchRecord& record) = 0;
 
   virtual std::optional<double> copy_bandwidth(const DeviceInfo& device) const = 0;  // GB/s

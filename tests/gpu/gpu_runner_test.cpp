@@ -163,6 +163,43 @@ TEST_F(GpuRunnerTest, WrongAnswersAreCaught) {
   EXPECT_EQ(results[2].status, Status::kOk) << results[2].message;
 }
 
+// Inputs from given bytes (Fill::kData) and a given reference (the Python API's numpy arrays).
+TEST_F(GpuRunnerTest, GivenDataAndReferenceAreUsed) {
+  Spec spec = parse_spec(kFaultySpec, test::source_dir() + "/tests/gpu/faulty.yaml");
+  const size_t n = 100003;
+  std::vector<float> in(n), doubled(n);
+  for (size_t i = 0; i < n; ++i) {
+    in[i] = static_cast<float>(i % 1000) - 500.0f;
+    doubled[i] = 2 * in[i];
+  }
+  auto bytes = [](const std::vector<float>& v) {
+    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+    return std::make_shared<const std::vector<unsigned char>>(p, p + v.size() * sizeof(float));
+  };
+  spec.arguments[1].fill = Fill::kData;
+  spec.arguments[1].data = bytes(in);
+  spec.arguments[0].reference = bytes(doubled);
+  Problem problem(spec);
+  auto runner = make_gpu_runner(problem, 0, timing_);
+  EXPECT_EQ(runner->set_reference(candidate(problem, problem.baseline_index())).status,
+            Status::kOk);
+  const auto results = runner->run({candidate(problem, "FAULT=2 THREADS=256")});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::kWrongAnswer) << results[0].message;
+
+  // A reference that the baseline does not match: nothing can be checked.
+  std::vector<float> wrong = doubled;
+  wrong[17] += 1;
+  spec.arguments[0].reference = bytes(wrong);
+  Problem mismatched(spec);
+  auto runner2 = make_gpu_runner(mismatched, 0, timing_);
+  EXPECT_THROW(runner2->set_reference(candidate(mismatched, mismatched.baseline_index())), Error);
+
+  // Data of the wrong size is a spec error before anything runs.
+  spec.arguments[1].data = bytes(std::vector<float>(10));
+  EXPECT_THROW(make_gpu_runner(Problem(spec), 0, timing_), Error);
+}
+
 TEST_F(GpuRunnerTest, TooLargeBlockIsResourceExceeded) {
   auto problem = faulty_problem();
   auto runner = make_gpu_runner(*problem, 0, timing_);

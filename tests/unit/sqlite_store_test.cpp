@@ -193,6 +193,27 @@ TEST(SqliteStore, LatestAttemptWins) {
   EXPECT_EQ(summaries[0].ok, 2);        // configs 3 and 5: 4's latest attempt failed
 }
 
+TEST(SqliteStore, AttemptsAreTheWholeHistoryInOrder) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  WorkloadKey smaller = transpose_key();
+  smaller.problem_json = R"({"n":4096})";
+  int64_t other = store->workload(smaller);
+  store->commit(w, {ok(5, {2.0}), failed(3, Status::kTimeout, "watchdog")});
+  store->commit(other, {ok(1, {1.0})});
+  store->commit(w, {ok(3, {1.5})});
+  auto got = store->attempts(w);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].measurement.config_index, 5u);
+  EXPECT_EQ(got[1].measurement.status, Status::kTimeout);
+  EXPECT_EQ(got[2].measurement.config_index, 3u);
+  EXPECT_EQ(got[2].measurement.samples_ms, std::vector<double>{1.5});
+  EXPECT_LT(got[0].id, got[1].id);
+  EXPECT_LT(got[1].id, got[2].id);
+  EXPECT_EQ(got[0].created_at.size(), 20u);  // 2025-01-01T12:00:00Z
+  EXPECT_EQ(got[0].created_at.back(), 'Z');
+}
+
 TEST(SqliteStore, TwoAttemptsInOneCommitKeepTheLater) {
   auto store = open_sqlite_store(":memory:");
   int64_t w = store->workload(transpose_key());
