@@ -67,7 +67,9 @@ GpHyperparameters gp_select(const GpOptions& options, const Eigen::MatrixXd& x,
   const double unit = length_unit(x.cols());
   for (double length : options.lengths) {
     for (double noise : options.noises) {
-      GpHyperparameters h{length * unit, noise};
+      GpHyperparameters h;
+      h.length = length * unit;
+      h.noise = noise;
       double ll = gp_log_likelihood(options.kernel, h, x, y);
       if (ll > best_ll) {
         best_ll = ll;
