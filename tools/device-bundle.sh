@@ -25,6 +25,10 @@ rm -rf .device
 mkdir -p "$stage"
 cp "$build/gputune" "$stage/"
 find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -exec cp {} "$stage/" \;
+for tool in bench/gputune_bench gputune_strategy_bench; do
+  if [ -x "$build/$tool" ]; then cp "$build/$tool" "$stage/"; fi
+done
+git rev-parse --short "${BUNDLE_REV:-HEAD}" > .device/COMMIT
 # The binaries carry RUNPATH $ORIGIN, so these are found beside them. libstdc++ comes along
 # because the GPU machine's image may be older than this one; NVRTC (100+ MB) is the
 # toolkit's there.
