@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -227,6 +228,10 @@ Variant Problem::variant(uint64_t index) const {
   }
   v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
                            spec_.compile_options.end());
+  // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
+  const std::string kernel_dir =
+      std::filesystem::path(spec_.kernel_path).parent_path().string();
+  v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
   for (size_t d = 0; d < dimensions.size(); ++d) {
     if (!dimensions[d].is_transform) continue;
     const std::string& transform = dimensions[d].name;

@@ -82,6 +82,10 @@ class ProblemTest : public ::testing::Test {
     return "";
   }
 
+  std::string include_dir() const {
+    return (fs::path(path()).parent_path() / "k.cu").lexically_normal().parent_path().string();
+  }
+
   fs::path dir_;
 };
 
@@ -141,9 +145,12 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   EXPECT_EQ(v.config, R"({"TILE":64,"PAD":1,"MERGE":2,"block_order":"diagonal","max_registers":64,)"
                       R"("fast_math":1})");
   EXPECT_EQ(v.kernel_name_expression, "transpose<64, 1>");
-  EXPECT_EQ(v.compile_options, (std::vector<std::string>{"-DTILE=64", "-DPAD=1", "-DMERGE=2",
-                                                         "--extra-device-vectorization",
-                                                         "--maxrregcount=64", "--use_fast_math"}));
+  // The kernel's folder is on the include path, for "gputune.cuh" and the like.
+  const std::string include = "--include-path=" + include_dir();
+  EXPECT_EQ(v.compile_options,
+            (std::vector<std::string>{"-DTILE=64", "-DPAD=1", "-DMERGE=2",
+                                      "--extra-device-vectorization", include,
+                                      "--maxrregcount=64", "--use_fast_math"}));
   EXPECT_NE(v.prelude.find("#define blockIdx"), std::string::npos);
   EXPECT_EQ(v.block, (std::array<uint32_t, 3>{64, 32, 1}));
   EXPECT_EQ(v.grid, (std::array<uint32_t, 3>{16, 16, 1}));  // ceil(1000 / 64)
@@ -156,7 +163,8 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   EXPECT_EQ(first.kernel_name_expression, "transpose<16, 0>");
   EXPECT_EQ(first.prelude, "");
   EXPECT_EQ(first.compile_options, (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
-                                                             "--extra-device-vectorization"}));
+                                                             "--extra-device-vectorization",
+                                                             include}));
   EXPECT_EQ(first.grid, (std::array<uint32_t, 3>{63, 63, 1}));
   EXPECT_EQ(first.scalar_arguments, (std::vector<double>{1000, 0.25}));
 }
@@ -171,7 +179,8 @@ TEST_F(ProblemTest, TemplateSubstitutionMatchesWholeIdentifiersOnly) {
 TEST_F(ProblemTest, MacrosOff) {
   std::vector<std::pair<int, std::string>> replace = {{4, "  macros: false"}};
   Problem problem(spec(replace));
-  EXPECT_TRUE(problem.variant(0).compile_options.empty());
+  EXPECT_EQ(problem.variant(0).compile_options,
+            (std::vector<std::string>{"--include-path=" + include_dir()}));
 }
 
 TEST_F(ProblemTest, NonIntegerLaunchDimension) {
