@@ -1,3 +1,5 @@
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "cuda_driver.h"
+#include "ipc.h"
 #include "gputune/error.h"
 #include "gputune/runner.h"
 
@@ -344,6 +347,7 @@ class GpuRunner : public Runner {
       m.message = candidate.kernel.log;
       return m;
     }
+    const auto start = Clock::now();
     try {
       context_->make_current();
       evaluate(candidate, is_reference, &m);
@@ -353,6 +357,7 @@ class GpuRunner : public Runner {
       m.samples_ms.clear();
       if (cuda::is_sticky(e.result())) recover(m);
     }
+    m.check_ms = std::max(0.0, seconds_since(start) * 1e3 - m.time_ms);  // all but the timing
     return m;
   }
 
@@ -445,7 +450,9 @@ class GpuRunner : public Runner {
     }
     if (!mismatch.empty()) return fail(Status::kWrongAnswer, mismatch);
 
+    const auto timing_start = Clock::now();
     time(function, v, params.data(), &m->samples_ms);
+    m->time_ms = seconds_since(timing_start) * 1e3;
     m->status = Status::kOk;
   }
 
@@ -560,7 +567,9 @@ std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordin
   return std::make_unique<GpuRunner>(problem, device_ordinal, timing);
 }
 
-std::vector<DeviceInfo> list_gpus() {
+namespace {
+
+std::vector<DeviceInfo> list_gpus_here() {
   std::vector<DeviceInfo> gpus;
   const int count = cuda::device_count();
   for (int i = 0; i < count; ++i) {
@@ -570,6 +579,47 @@ std::vector<DeviceInfo> list_gpus() {
     }
   }
   return gpus;
+}
+
+// Asks a short-lived child: CUDA initialised here would not survive a later fork().
+std::vector<DeviceInfo> list_gpus_in_child() {
+  ipc::Child child = ipc::spawn([](int fd) {
+    ipc::Writer w;
+    const std::vector<DeviceInfo> gpus = list_gpus_here();
+    w.u64(gpus.size());
+    for (const DeviceInfo& gpu : gpus) ipc::put(w, gpu);
+    ipc::write_frame(fd, 1, w.data());
+    return 0;
+  });
+  std::vector<DeviceInfo> gpus;
+  uint32_t type = 0;
+  std::string payload;
+  constexpr int kWaitMs = 60000;
+  if (!ipc::readable({child.fd}, kWaitMs).empty() && ipc::read_frame(child.fd, &type, &payload)) {
+    try {
+      ipc::Reader r(payload);
+      for (uint64_t n = r.u64(); n > 0; --n) {
+        gpus.emplace_back();
+        ipc::get(r, &gpus.back());
+      }
+    } catch (const Error&) {
+      gpus.clear();
+    }
+  }
+  ipc::end_child(&child, 5.0);
+  return gpus;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> list_gpus() {
+  // Once this process has loaded the driver, it has initialised CUDA too, and a child could
+  // not use it: ask here.
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {
+    dlclose(driver);
+    return list_gpus_here();
+  }
+  return list_gpus_in_child();
 }
 
 }  // namespace gputune

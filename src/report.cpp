@@ -140,12 +140,20 @@ std::string format_table(const Report& report, size_t top) {
   }
   if (report.search) {
     const SearchRecord& s = *report.search;
+    // Compilation overlaps the GPU's work, so its figure is worker time, not a share of wall.
     out += printf_string(
-        "search: %s, %lld measured, %lld reused from the database, %.1f s (compile %.1f s, "
-        "run %.1f s)%s\n",
+        "search: %s, %lld measured, %lld reused from the database, %.1f s, %.1f measured/s "
+        "(GPU: check %.1f s, time %.1f s, other %.1f s; compile %.1f s in %lld workers, "
+        "%lld from the module cache",
         s.strategy.c_str(), static_cast<long long>(s.evaluated),
-        static_cast<long long>(s.reused), s.wall_s, s.compile_s, s.time_s + s.check_s,
-        s.interrupted ? ", interrupted: run again to resume" : "");
+        static_cast<long long>(s.reused), s.wall_s,
+        s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0, s.check_s, s.time_s,
+        s.overhead_s(), s.compile_s, static_cast<long long>(std::max<int64_t>(s.jobs, 1)),
+        static_cast<long long>(s.cache_hits));
+    if (s.worker_restarts > 0) {
+      out += printf_string("; %lld GPU workers replaced", static_cast<long long>(s.worker_restarts));
+    }
+    out += printf_string(")%s\n", s.interrupted ? ", interrupted: run again to resume" : "");
   }
   return out;
 }
@@ -175,7 +183,13 @@ std::string format_json(const Report& report, size_t top) {
     j["search"] = {{"strategy", s.strategy},   {"seed", s.seed},
                    {"evaluated", s.evaluated}, {"reused", s.reused},
                    {"wall_s", s.wall_s},       {"compile_s", s.compile_s},
-                   {"run_s", s.time_s + s.check_s}, {"interrupted", s.interrupted}};
+                   {"run_s", s.time_s + s.check_s}, {"interrupted", s.interrupted},
+                   {"check_s", s.check_s},     {"time_s", s.time_s},
+                   {"overhead_s", s.overhead_s()}, {"cache_hits", s.cache_hits},
+                   {"jobs", s.jobs},           {"gpus", s.gpus},
+                   {"worker_restarts", s.worker_restarts},
+                   {"measured_per_s", s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s
+                                                   : 0.0}};
   }
   return j.dump(2);
 }

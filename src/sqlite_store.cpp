@@ -103,9 +103,18 @@ CREATE TABLE searches (
 );
 CREATE INDEX searches_by_workload ON searches (workload_id);
 )sql"},
+    // Where a variant's GPU time went, and how a search ran (module cache, workers).
+    {2, R"sql(
+ALTER TABLE measurements ADD COLUMN check_ms REAL;
+ALTER TABLE measurements ADD COLUMN time_ms REAL;
+ALTER TABLE searches ADD COLUMN cache_hits INTEGER;
+ALTER TABLE searches ADD COLUMN jobs INTEGER;
+ALTER TABLE searches ADD COLUMN gpus INTEGER;
+ALTER TABLE searches ADD COLUMN worker_restarts INTEGER;
+)sql"},
 };
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -254,10 +263,10 @@ std::vector<double> samples_from_json(const std::string& text, const std::string
 }
 
 // Columns: config_index, config_json, status, message, samples_json, compile_ms, registers,
-// shared_bytes, spill_bytes, starting at `first`.
+// shared_bytes, spill_bytes, check_ms, time_ms, starting at `first`.
 constexpr const char* kMeasurementColumns =
     "v.config_index, v.config_json, m.status, m.message, m.samples_json, m.compile_ms, "
-    "m.registers, m.shared_bytes, m.spill_bytes";
+    "m.registers, m.shared_bytes, m.spill_bytes, m.check_ms, m.time_ms";
 
 Measurement read_measurement(const Statement& s, int first, const std::string& path) {
   Measurement m;
@@ -270,6 +279,8 @@ Measurement read_measurement(const Statement& s, int first, const std::string& p
   m.registers = s.integer(first + 6);
   m.shared_bytes = s.integer(first + 7);
   m.spill_bytes = s.integer(first + 8);
+  m.check_ms = s.is_null(first + 9) ? 0 : s.real(first + 9);
+  m.time_ms = s.is_null(first + 10) ? 0 : s.real(first + 10);
   return m;
 }
 
@@ -335,8 +346,9 @@ class SqliteStore : public Store {
                       "ELSE excluded.config_json END RETURNING id");
     Statement insert(db(), path_,
                      "INSERT INTO measurements (variant_id, status, message, samples_json, "
-                     "median_ms, spread, compile_ms, registers, shared_bytes, spill_bytes) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+                     "median_ms, spread, compile_ms, registers, shared_bytes, spill_bytes, "
+                     "check_ms, time_ms) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     for (const Measurement& m : measurements) {
       variant.bind(1, workload).bind(2, to_db(m.config_index)).bind(3, m.config);
       if (!variant.step()) throw Error(ErrorCode::kDb, path_ + ": variant upsert returned no row");
@@ -346,7 +358,7 @@ class SqliteStore : public Store {
       insert.bind(1, variant_id).bind(2, std::string(status_name(m.status))).bind(3, m.message);
       insert.bind(4, samples_to_json(m.samples_ms)).bind(5, m.median_ms()).bind(6, m.spread());
       insert.bind(7, m.compile_ms).bind(8, m.registers).bind(9, m.shared_bytes);
-      insert.bind(10, m.spill_bytes).run();
+      insert.bind(10, m.spill_bytes).bind(11, m.check_ms).bind(12, m.time_ms).run();
       insert.reset();
     }
     tx.commit();
@@ -382,11 +394,13 @@ class SqliteStore : public Store {
     Transaction tx(db(), path_);
     Statement s(db(), path_,
                 "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, wall_s, "
-                "compile_s, check_s, time_s, interrupted) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+                "compile_s, check_s, time_s, interrupted, cache_hits, jobs, gpus, "
+                "worker_restarts) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
     s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
-    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).run();
+    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
+    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).run();
     tx.commit();
   }
 

@@ -20,6 +20,7 @@ struct CompiledKernel {
   std::string lowered_name;  // the symbol to look up in the module
   int registers = 0, shared_bytes = 0, spill_bytes = 0;  // from ptxas
   double compile_ms = 0;
+  bool cached = false;  // from the module cache: compile_ms is the original compilation's
 };
 
 class Compiler {

@@ -13,6 +13,8 @@ struct Measurement {
   Status status = Status::kOk;
   std::vector<double> samples_ms;    // every timed sample, not only the summary
   double compile_ms = 0;
+  double check_ms = 0;               // the checked run: load, launch, compare with the reference
+  double time_ms = 0;                // warm-up and timed samples
   int registers = 0, shared_bytes = 0, spill_bytes = 0;
   std::string message;               // NVRTC log, checker diff, CUDA error name, ...
 

@@ -21,7 +21,11 @@ struct SearchOptions {
   std::optional<uint64_t> seed;               // unset: the spec's
   bool force = false;                    // measure again what the database already has
   bool use_prior = true;                 // strategies may learn from the kernel's other workloads
-  size_t batch = 4;                      // variants compiled, then run, per step
+  size_t batch = 4;                      // variants the strategy is asked for at a time
+  // Evaluations proposed but not finished, at most: compilation runs this far ahead of the
+  // GPU. 0: twice the compile workers plus four per GPU when the compiler or the runner works
+  // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
+  size_t pipeline = 0;
 };
 
 struct SearchProgress {
@@ -48,6 +52,10 @@ struct SearchResult {
 // or `stop` becomes true; every evaluation is committed as it completes, so an interrupted
 // search resumes where it stopped. Evaluations found in the store count towards the budget
 // without running again (unless options.force).
+// A compiler that is also a CompileService (CompilePool) compiles ahead while a runner that is
+// an AsyncRunner (ProcessRunner) measures: compilation and timing overlap. The strategy
+// observes results in the order it proposed them. On `stop`, what has not reached the GPU is
+// dropped and what is on it finishes and is stored.
 SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compiler,
                         Store& store, const SearchOptions& options,
                         const ProgressCallback& progress = {},

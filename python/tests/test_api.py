@@ -83,6 +83,8 @@ def test_compile_only_compiles_every_variant():
     assert (df[df.BROKEN == 0].registers > 0).all()
     assert "this does not compile" in df[df.BROKEN == 1].message.iloc[0]
     assert len(r.history) == 8
+    with pytest.raises(gputune.UsageError, match="no times"):
+        r.plot_progress()
 
 
 def test_signature_names_list_arguments():

@@ -2,15 +2,20 @@
 
 #include <sysexits.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/interrupt.h"
 #include "cli/progress.h"
+#include "gputune/compile_pool.h"
 #include "gputune/error.h"
 #include "gputune/problem.h"
+#include "gputune/process_runner.h"
 #include "gputune/replay.h"
 #include "gputune/report.h"
 #include "gputune/runner.h"
@@ -72,12 +77,52 @@ Metrics metrics_for(const Problem& problem) {
   return metrics;
 }
 
-int compile_only(const Problem& problem, const std::string& arch, bool json, bool quiet) {
-  auto compiler = make_nvrtc_compiler();
+std::unique_ptr<CompilePool> make_compile_pool(const po::variables_map& vm) {
+  std::shared_ptr<ModuleCache> cache;
+  if (!vm.count("no-cache")) {
+    cache = std::make_shared<ModuleCache>(vm.count("cache-dir")
+                                              ? vm["cache-dir"].as<std::string>()
+                                              : ModuleCache::default_directory());
+  }
+  return std::make_unique<CompilePool>(vm["jobs"].as<size_t>(), make_nvrtc_compiler, cache);
+}
+
+// --devices all | 0,1,... | (absent) --device N
+std::vector<int> device_ordinals(const po::variables_map& vm) {
+  if (!vm.count("devices")) return {vm["device"].as<int>()};
+  const std::string text = vm["devices"].as<std::string>();
+  std::vector<int> ordinals;
+  if (text == "all") {
+    for (const DeviceInfo& gpu : list_gpus()) ordinals.push_back(gpu.ordinal);
+    if (ordinals.empty()) {
+      throw Error(ErrorCode::kNoGpu, "--devices all: no GPU found. Measuring needs an NVIDIA GPU "
+                                     "and its driver; use --compile-only to check that the "
+                                     "variants compile without one.");
+    }
+    return ordinals;
+  }
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
+      throw Error(ErrorCode::kUsage,
+                  "--devices " + text + ": expected 'all' or GPU ordinals such as 0,1");
+    }
+    const int ordinal = std::stoi(item);
+    if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) {
+      ordinals.push_back(ordinal);
+    }
+  }
+  if (ordinals.empty()) throw Error(ErrorCode::kUsage, "--devices: no GPU given");
+  return ordinals;
+}
+
+int compile_only(const Problem& problem, Compiler& compiler, const std::string& arch, bool json,
+                 bool quiet) {
   std::vector<Measurement> results;
   {
     ProgressPrinter printer(!quiet);
-    results = compile_all(problem, *compiler, arch, std::ref(printer),
+    results = compile_all(problem, compiler, arch, std::ref(printer),
                           &install_interrupt_handler());
   }
   size_t failed = 0;
@@ -169,9 +214,23 @@ int search_command(const std::vector<std::string>& args) {
        "results go to --db only when it is given")
       ("top", po::value<size_t>()->default_value(10), "variants shown in the table")
       ("device", po::value<int>()->default_value(0), "GPU ordinal")
+      ("devices", po::value<std::string>(),
+       "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
+       "GPUs; they share one workload)")
+      ("jobs,j", po::value<size_t>()->default_value(0),
+       "compiler processes (default: one per hardware thread)")
+      ("cache-dir", po::value<std::string>(),
+       "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)")
+      ("no-cache", "compile every variant, neither reading nor writing the module cache")
+      ("timeout-floor", po::value<double>()->default_value(2.0),
+       "seconds a variant may always run beyond its timing budget before it is killed")
+      ("timeout-factor", po::value<double>()->default_value(50.0),
+       "... or this many times the best kernel time so far (per launch), if longer")
       ("warm-cache", "time without flushing L2 between samples")
       ("max-seconds", po::value<double>()->default_value(1.0),
        "longest time spent timing one variant")
+      ("fast", "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at "
+       "most 0.1 s per variant (an explicit --max-seconds wins)")
       ("quiet,q", "no progress on stderr")
       ("compile-only", "only compile every variant (no GPU needed) and report failures")
       ("arch", po::value<std::string>()->default_value("sm_90"),
@@ -223,15 +282,30 @@ int search_command(const std::vector<std::string>& args) {
   }
   Spec spec = load_spec(resolve_spec(required_spec(vm)), parse_overrides(vm));
   Problem problem(std::move(spec));
+  // Compilers and GPU workers are forked processes; this one never initialises CUDA.
+  auto compiler = make_compile_pool(vm);
   if (vm.count("compile-only")) {
-    return compile_only(problem, vm["arch"].as<std::string>(), json, quiet);
+    return compile_only(problem, *compiler, vm["arch"].as<std::string>(), json, quiet);
   }
 
   TimingOptions timing;
   timing.flush_l2 = !vm.count("warm-cache");
-  timing.max_seconds = vm["max-seconds"].as<double>();
-  auto runner = make_gpu_runner(problem, vm["device"].as<int>(), timing);
-  auto compiler = make_nvrtc_compiler();
+  if (vm.count("fast")) {
+    timing.warmup_ms = 5;
+    timing.min_samples = 5;
+    timing.max_samples = 100;
+    timing.max_seconds = 0.1;
+  }
+  if (!vm["max-seconds"].defaulted() || !vm.count("fast")) {
+    timing.max_seconds = vm["max-seconds"].as<double>();
+  }
+  WatchdogOptions watchdog;
+  watchdog.floor_s = vm["timeout-floor"].as<double>();
+  watchdog.factor = vm["timeout-factor"].as<double>();
+  if (watchdog.floor_s <= 0 || watchdog.factor <= 0) {
+    throw Error(ErrorCode::kUsage, "--timeout-floor and --timeout-factor must be positive");
+  }
+  auto runner = make_process_runner(problem, device_ordinals(vm), timing, watchdog);
   auto store = open_sqlite_store(vm["db"].as<std::string>());
   return run_and_report(problem, *runner, *compiler, *store, search, vm);
 }

@@ -424,7 +424,7 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "1");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "2");
 }
 
 TEST(SqliteStore, TwoStoresOnOneFileShareIt) {
@@ -515,7 +515,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
   open_sqlite_store(path);
   RawDb(path).exec("PRAGMA user_version = 7");
   expect_db_error([&] { open_sqlite_store(path); },
-                  "was written by a newer gputune (schema 7, this build knows 1)");
+                  "was written by a newer gputune (schema 7, this build knows 2)");
   expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
 }
 

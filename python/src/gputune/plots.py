@@ -18,6 +18,13 @@ def _time_label(results):
     return "median time (ms)"
 
 
+def _require_times(results):
+    if "median_ms" not in results.df:
+        from ._errors import UsageError
+        raise UsageError("these results hold no times (%s); plot their DataFrame instead, e.g. "
+                         "r.df.plot.bar(y='registers')" % results.kind)
+
+
 def best_so_far(results, x="evaluations", ax=None):
     """Best correct time so far against evaluations (x="evaluations") or wall time (x="time").
 
@@ -26,6 +33,7 @@ def best_so_far(results, x="evaluations", ax=None):
     if x not in ("evaluations", "time"):
         from ._errors import UsageError
         raise UsageError("x=%r: expected 'evaluations' or 'time'" % (x,))
+    _require_times(results)
     history = results.history
     fig, ax = _axes(ax)
     if history.empty or "best_so_far_ms" not in history:
@@ -63,6 +71,7 @@ def _ordered_values(results, name, column):
 def time_vs_parameter(results, name=None, ax=None):
     """Median time of every correct variant against each value of a parameter; with name=None
     one panel per parameter. The line follows the best time at each value."""
+    _require_times(results)
     names = [name] if name else list(results.parameters)
     ok = results.ok
     if ax is not None and len(names) == 1:
@@ -101,6 +110,7 @@ def time_vs_parameter(results, name=None, ax=None):
 
 def heatmap(results, x, y, ax=None):
     """Best median time over the other parameters for each (x, y) pair of values."""
+    _require_times(results)
     df = results.df
     for param in (x, y):
         if param not in df:
