@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # Stages what the GPU machine needs to build and test the Python bindings into .pybundle: the
 # core as a static library built here (that machine lacks the yaml-cpp/SQLite headers), the
-# shared libraries it may lack, and the headers, Python sources, specs and kernels of one
-# commit (the working tree may hold others' half-written changes). Carry .pybundle with the
-# device tool and run tools/python-device-tests.sh there.
-#   CORE=<path to libgputune_core.a built from REV> REV=<commit> tools/python-device-bundle.sh
+# shared libraries it may lack, and the headers, Python sources, specs and kernels, all of one
+# commit (the working tree may hold others' half-written changes; a core and headers of
+# different commits crash). Carry .pybundle with the device tool and run
+# .pybundle/tools/python-device-tests.sh there.
+#   REV=<commit, default HEAD> JOBS=<build jobs, default 1> tools/python-device-bundle.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rev="${REV:-HEAD}"
-core="${CORE:?CORE=path of libgputune_core.a built from $rev}"
+rev=$(git rev-parse "${REV:-HEAD}")
+build=build-pybundle
+if [ "$(cat "$build/REV" 2>/dev/null)" != "$rev" ]; then
+  rm -rf "$build/source" "$build/REV"
+  mkdir -p "$build/source"
+  git archive "$rev" | tar -x -C "$build/source"
+  cmake -S "$build/source" -B "$build/core" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DGPUTUNE_TESTS=OFF -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" >/dev/null
+  ninja -C "$build/core" -j "${JOBS:-1}" gputune_core
+  echo "$rev" > "$build/REV"
+fi
+core="$build/core/libgputune_core.a"
 rm -rf .pybundle
 mkdir -p .pybundle/lib
 git archive "$rev" include python spaces kernels tools/python-device-tests.sh | tar -x -C .pybundle

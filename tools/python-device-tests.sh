@@ -17,7 +17,21 @@ g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
   -o "mod/gputune/_core$suffix"
 export PYTHONPATH="$PWD/mod" GPUTUNE_SPACES="$PWD/spaces" PYTHONUNBUFFERED=1
 export GPUTUNE_EXPORT_DIR="$out" GPUTUNE_EXPORT_RECORDING="$out/tune_in_notebook.recording.csv"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+# The toolkit's NVRTC (and its builtins) first, as tools/device-tests.sh does: the image's Python
+# environment carries other CUDA libraries.
+export LD_LIBRARY_PATH="$(dirname "$nvrtc")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+{
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  g++ --version | head -1
+  python3 -c 'import sys, pybind11; print(sys.version.split()[0], "pybind11", pybind11.__version__)'
+  echo "nvrtc: $nvrtc"
+  ldd "mod/gputune/_core$suffix" | grep -E 'nvrtc|stdc|yaml|sqlite|muparser|gomp|not found'
+  # One compile outside pytest first, so that a crash in NVRTC or the core shows where it is.
+  python3 -X faulthandler -c 'import gputune, sys; sys.path.insert(0, "python/tests")
+from scale_kernel import tune_kwargs
+_, kw = tune_kwargs(params={"THREADS": [64], "ITEMS": [1]}, compile_only=True)
+print("one variant compiled:", gputune.tune(**kw).df.status.tolist())' || echo "sanity compile failed: rc $?"
+} 2>&1 | tee "$out/environment.txt"
 cd python
-python3 -m pytest -rs -v -s -p no:cacheprovider tests 2>&1 | tee "$out/pytest.log"
+python3 -m pytest -rs -v -p no:cacheprovider tests 2>&1 | tee "$out/pytest.log"
 exit "${PIPESTATUS[0]}"
