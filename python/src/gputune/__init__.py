@@ -374,19 +374,40 @@ def _budget(budget):
     return parsed[0], parsed[1]
 
 
+def _devices(device):
+    if isinstance(device, str) and device == "all":
+        found = [g["ordinal"] for g in gpus()]
+        if not found:
+            raise NoGpuError("device='all': no GPU found; use compile_only=True or replay=")
+        return found
+    if isinstance(device, (int, np.integer)):
+        return [int(device)]
+    return [int(d) for d in device]
+
+
+def _cache(cache):
+    if cache is True or cache is None:
+        return ""  # the default folder
+    if cache is False:
+        return "off"
+    return os.fspath(cache)
+
+
 def _run(spec, *, db, strategy, budget, seed, force, device, warm_cache, max_seconds,
-         compile_only, arch, replay, progress, what):
+         compile_only, arch, replay, jobs, cache, progress, what):
     callback, bar = _progress_for(progress, what)
     try:
         if compile_only:
-            raw = _core.compile_only(spec, arch=arch, progress=callback)
+            raw = _core.compile_only(spec, arch=arch, jobs=jobs or 0, cache=_cache(cache),
+                                     progress=callback)
         else:
             evaluations, seconds = _budget(budget)
             raw = _core.search(spec, db=os.fspath(db), strategy=strategy or "",
                                budget_evaluations=evaluations, budget_seconds=seconds,
-                               seed=seed, force=force, device=device, warm_cache=warm_cache,
-                               max_seconds=max_seconds,
-                               replay=os.fspath(replay) if replay else "", progress=callback)
+                               seed=seed, force=force, devices=_devices(device),
+                               warm_cache=warm_cache, max_seconds=max_seconds,
+                               replay=os.fspath(replay) if replay else "", jobs=jobs or 0,
+                               cache=_cache(cache), progress=callback)
     finally:
         if bar is not None:
             bar.close()
@@ -400,14 +421,17 @@ def _run(spec, *, db, strategy, budget, seed, force, device, warm_cache, max_sec
 
 def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=False,
            db="gputune.db", device=0, warm_cache=False, max_seconds=1.0, compile_only=False,
-           arch="sm_90", replay=None, progress=True):
+           arch="sm_90", replay=None, jobs=None, cache=True, progress=True):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
     set: problem values to override ({"n": 4096}). strategy, budget (100 evaluations or
     "10m"), seed: as on the command line; None keeps the spec's. compile_only: only compile
     every variant for ``arch`` (no GPU needed). replay: a recording (CSV) or a database to
-    answer from instead of the GPU; with spec=None, the recording's own spec. progress: True (a
-    bar), False, or a function called with a dict after each step.
+    answer from instead of the GPU; with spec=None, the recording's own spec. device: a GPU
+    ordinal, a list of them (identical GPUs) or "all". jobs: compile workers (None: one per
+    hardware thread); cache: the compiled-module cache (True: the default folder, False: none,
+    or a folder). progress: True (a bar), False, or a function called with a dict after each
+    step.
     """
     if spec is None:
         if not replay or _is_sqlite(replay):
@@ -418,8 +442,8 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
         spec_obj = _core.load_spec(_core.resolve_spec(os.fspath(spec)), _overrides(set))
     return _run(spec_obj, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
                 device=device, warm_cache=warm_cache, max_seconds=max_seconds,
-                compile_only=compile_only, arch=arch, replay=replay, progress=progress,
-                what="compile" if compile_only else "search")
+                compile_only=compile_only, arch=arch, replay=replay, jobs=jobs, cache=cache,
+                progress=progress, what="compile" if compile_only else "search")
 
 
 def _is_sqlite(path):
@@ -583,7 +607,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          rtol=1e-5, atol=1e-6, bytes=None, flops=None, options=(), macros=True,
          description=None, db="gputune.db", strategy=None, budget=None, seed=None, force=False,
          device=0, warm_cache=False, max_seconds=1.0, compile_only=False, arch="sm_90",
-         replay=None, workdir=None, progress=True):
+         replay=None, jobs=None, cache=True, workdir=None, progress=True):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
     source: the CUDA source (or the path of a .cu file); name: the __global__ function, or a
@@ -765,8 +789,8 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
         spec_obj.set_reference(out, expected)
     return _run(spec_obj, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
                 device=device, warm_cache=warm_cache, max_seconds=max_seconds,
-                compile_only=compile_only, arch=arch, replay=replay, progress=progress,
-                what=("compile " if compile_only else "tune ") + base)
+                compile_only=compile_only, arch=arch, replay=replay, jobs=jobs, cache=cache,
+                progress=progress, what=("compile " if compile_only else "tune ") + base)
 
 
 def _explain(message, spec_path, text):

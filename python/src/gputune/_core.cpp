@@ -13,9 +13,11 @@
 #include <utility>
 #include <vector>
 
+#include "gputune/compile_pool.h"
 #include "gputune/compiler.h"
 #include "gputune/error.h"
 #include "gputune/problem.h"
+#include "gputune/process_runner.h"
 #include "gputune/replay.h"
 #include "gputune/report.h"
 #include "gputune/runner.h"
@@ -293,6 +295,17 @@ class PythonProgress {
   std::vector<std::pair<uint64_t, double>> events_;
 };
 
+// As the CLI does: compilation in a pool of worker processes (NVRTC serialises inside one),
+// with the module cache unless `cache` is "off" ("": the default folder).
+std::unique_ptr<CompilePool> make_compiler(size_t jobs, const std::string& cache) {
+  std::shared_ptr<ModuleCache> modules;
+  if (cache != "off") {
+    modules = std::make_shared<ModuleCache>(cache.empty() ? ModuleCache::default_directory()
+                                                          : cache);
+  }
+  return std::make_unique<CompilePool>(jobs, make_nvrtc_compiler, modules);
+}
+
 bool is_sqlite_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char header[16] = {};
@@ -338,8 +351,9 @@ std::unique_ptr<Runner> make_replay(const std::string& path, const Problem& prob
 
 py::dict search(const Spec& spec, const std::string& db, const std::string& strategy,
                 std::optional<int64_t> budget_evaluations, std::optional<double> budget_seconds,
-                std::optional<uint64_t> seed, bool force, int device, bool warm_cache,
-                double max_seconds, const std::string& replay, py::object progress) {
+                std::optional<uint64_t> seed, bool force, const std::vector<int>& devices,
+                bool warm_cache, double max_seconds, const std::string& replay, size_t jobs,
+                const std::string& cache, py::object progress) {
   SearchOptions options;
   options.strategy = strategy;
   if (!strategy.empty()) make_strategy(strategy, 0);  // an unknown name fails before the GPU
@@ -355,11 +369,14 @@ py::dict search(const Spec& spec, const std::string& db, const std::string& stra
     runner = make_replay(replay, problem);
     compiler = make_replay_compiler();
   } else {
+    // Compilers and GPU workers are forked processes, as in the CLI: this process (Python's)
+    // never initialises CUDA, and a variant that wrecks its context costs that variant only.
+    compiler = make_compiler(jobs, cache);
     TimingOptions timing;
     timing.flush_l2 = !warm_cache;
     timing.max_seconds = max_seconds;
-    runner = make_gpu_runner(problem, device, timing);
-    compiler = make_nvrtc_compiler();
+    py::gil_scoped_release release;  // workers start: CUDA, buffers, the reference
+    runner = make_process_runner(problem, devices, timing);
   }
   auto store = open_sqlite_store(db);
 
@@ -393,9 +410,10 @@ py::dict search(const Spec& spec, const std::string& db, const std::string& stra
   return out;
 }
 
-py::dict compile_only(const Spec& spec, const std::string& arch, py::object progress) {
+py::dict compile_only(const Spec& spec, const std::string& arch, size_t jobs,
+                      const std::string& cache, py::object progress) {
   Problem problem(spec);
-  auto compiler = make_nvrtc_compiler();
+  auto compiler = make_compiler(jobs, cache);
   PythonProgress tracker(std::move(progress));
   std::vector<Measurement> results;
   {
@@ -528,11 +546,12 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("path"));
   m.def("search", &search, py::arg("spec"), py::arg("db"), py::arg("strategy") = "",
         py::arg("budget_evaluations") = py::none(), py::arg("budget_seconds") = py::none(),
-        py::arg("seed") = py::none(), py::arg("force") = false, py::arg("device") = 0,
-        py::arg("warm_cache") = false, py::arg("max_seconds") = 1.0, py::arg("replay") = "",
-        py::arg("progress") = py::none());
+        py::arg("seed") = py::none(), py::arg("force") = false,
+        py::arg("devices") = std::vector<int>{0}, py::arg("warm_cache") = false,
+        py::arg("max_seconds") = 1.0, py::arg("replay") = "", py::arg("jobs") = 0,
+        py::arg("cache") = "", py::arg("progress") = py::none());
   m.def("compile_only", &compile_only, py::arg("spec"), py::arg("arch") = "sm_90",
-        py::arg("progress") = py::none());
+        py::arg("jobs") = 0, py::arg("cache") = "", py::arg("progress") = py::none());
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
