@@ -9,8 +9,10 @@
 //             0: read neighbours from global memory (L1 catches the reuse)
 //   PAD       extra columns in the shared tile (SHARED == 1)
 //   PREFETCH  1: load the next row's values before computing the current one (a register
-//             stage), so loads overlap arithmetic; 0: load, then compute
-// Launch: block [BX, BY], grid [ceil(nx / BX), ceil(ny / (BY * MERGE_Y))].
+//             stage), so loads overlap arithmetic; 0: load, then compute (SHARED == 0)
+//   VEC       columns per thread, loaded and stored as float/float2/float4 where rows are
+//             aligned (nx % VEC == 0), element by element otherwise (SHARED == 0)
+// Launch: block [BX, BY], grid [ceil(nx / (BX * VEC)), ceil(ny / (BY * MERGE_Y))].
 #include "gputune.cuh"
 
 #ifndef BX
@@ -31,12 +33,26 @@
 #ifndef PREFETCH
 #define PREFETCH 0
 #endif
+#ifndef VEC
+#define VEC 1
+#endif
 
 #define TILE_Y (BY * MERGE_Y)
 
 __device__ __forceinline__ float at(const float* __restrict__ in, int nx, int ny, long long i,
                                     long long j) {
   return i >= 0 && i < ny && j >= 0 && j < nx ? __ldg(in + i * nx + j) : 0.0f;
+}
+
+// Columns j .. j+VEC-1 of row i (zero outside the grid).
+__device__ __forceinline__ void load_row(float (&v)[VEC], const float* __restrict__ in, int nx,
+                                         int ny, long long i, long long j, bool vec_ok) {
+  if (i >= 0 && i < ny) {
+    gputune::load_guarded<VEC>(in + i * nx, j, nx, vec_ok, v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < VEC; ++q) v[q] = 0.0f;
+  }
 }
 
 extern "C" __global__ void
@@ -64,42 +80,51 @@ extern "C" __global__ void
     }
   }
 #else
-  // Thread rows are contiguous runs of MERGE_Y points: up/mid/down slide down the column.
+  // Each thread owns VEC consecutive columns and a contiguous run of MERGE_Y rows: the rows
+  // above and below slide down the run in registers, so each row is loaded once per thread.
+  const long long jv = j * VEC;
+  const bool vec_ok = nx % VEC == 0;
+  float up[VEC], mid[VEC], down[VEC];
   const long long i0 = tile_i + threadIdx.y * MERGE_Y;
-  float up = at(in, nx, ny, i0 - 1, j);
-  float mid = at(in, nx, ny, i0, j);
+  load_row(up, in, nx, ny, i0 - 1, jv, vec_ok);
+  load_row(mid, in, nx, ny, i0, jv, vec_ok);
+  load_row(down, in, nx, ny, i0 + 1, jv, vec_ok);
+  float left = at(in, nx, ny, i0, jv - 1), right = at(in, nx, ny, i0, jv + VEC);
+#pragma unroll
+  for (int m = 0; m < MERGE_Y; ++m) {
+    const long long i = i0 + m;
+    float next[VEC], next_left = 0.0f, next_right = 0.0f;
 #if PREFETCH
-  float down = at(in, nx, ny, i0 + 1, j);
-  float left = at(in, nx, ny, i0, j - 1);
-  float right = at(in, nx, ny, i0, j + 1);
-#pragma unroll
-  for (int m = 0; m < MERGE_Y; ++m) {
-    const long long i = i0 + m;
-    // The next row's three loads are issued before this row's arithmetic.
-    float next_down = 0.0f, next_left = 0.0f, next_right = 0.0f;
+    // The next row's loads are issued before this row's arithmetic.
     if (m + 1 < MERGE_Y) {
-      next_down = at(in, nx, ny, i + 2, j);
-      next_left = at(in, nx, ny, i + 1, j - 1);
-      next_right = at(in, nx, ny, i + 1, j + 1);
+      load_row(next, in, nx, ny, i + 2, jv, vec_ok);
+      next_left = at(in, nx, ny, i + 1, jv - 1);
+      next_right = at(in, nx, ny, i + 1, jv + VEC);
     }
-    if (i < ny && j < nx) out[i * nx + j] = c0 * mid + c1 * (up + down + left + right);
-    up = mid;
-    mid = down;
-    down = next_down;
-    left = next_left;
-    right = next_right;
-  }
-#else
-#pragma unroll
-  for (int m = 0; m < MERGE_Y; ++m) {
-    const long long i = i0 + m;
-    const float down = at(in, nx, ny, i + 1, j);
-    const float left = at(in, nx, ny, i, j - 1);
-    const float right = at(in, nx, ny, i, j + 1);
-    if (i < ny && j < nx) out[i * nx + j] = c0 * mid + c1 * (up + down + left + right);
-    up = mid;
-    mid = down;
-  }
 #endif
+    float o[VEC];
+#pragma unroll
+    for (int q = 0; q < VEC; ++q) {
+      const float l = q == 0 ? left : mid[q - 1];
+      const float r = q == VEC - 1 ? right : mid[q + 1];
+      o[q] = c0 * mid[q] + c1 * (up[q] + down[q] + l + r);
+    }
+    if (i < ny) gputune::store_guarded<VEC>(out + i * nx, jv, nx, vec_ok, o);
+    if (m + 1 < MERGE_Y) {
+#if !PREFETCH
+      load_row(next, in, nx, ny, i + 2, jv, vec_ok);
+      next_left = at(in, nx, ny, i + 1, jv - 1);
+      next_right = at(in, nx, ny, i + 1, jv + VEC);
+#endif
+#pragma unroll
+      for (int q = 0; q < VEC; ++q) {
+        up[q] = mid[q];
+        mid[q] = down[q];
+        down[q] = next[q];
+      }
+      left = next_left;
+      right = next_right;
+    }
+  }
 #endif
 }

@@ -12,6 +12,9 @@ const char* const kConfigs[] = {
     "SHARED=1 BX=32 BY=16 MERGE_Y=2 PAD=0",
     "SHARED=0 BX=128 BY=2 MERGE_Y=8 PREFETCH=1",
     "SHARED=0 BX=64 BY=4 MERGE_Y=4 PREFETCH=0",
+    "SHARED=0 BX=32 BY=4 MERGE_Y=8 PREFETCH=1 VEC=4",
+    "SHARED=0 BX=64 BY=2 MERGE_Y=2 PREFETCH=0 VEC=2",
+    "SHARED=0 BX=128 BY=1 MERGE_Y=1 PREFETCH=0 VEC=4",
 };
 
 struct Size {
@@ -44,7 +47,7 @@ TEST(KernelStencil, GenericTransformsLeaveResultsUnchanged) {
   if (gputune::list_gpus().empty()) GTEST_SKIP() << "no GPU";
   KernelHarness h("stencil", {{"nx", "1000"}, {"ny", "1023"}});
   const auto in = random_floats(1000 * 1023, 11);
-  expect_transforms_preserve(h, h.variant("SHARED=1 BX=64 BY=4 MERGE_Y=4 PAD=1"),
+  expect_transforms_preserve(h, h.variant("SHARED=0 BX=32 BY=4 MERGE_Y=4 PREFETCH=1 VEC=4"),
                              {{"in", bytes_of(in)}}, "out", 1e-6);
 }
 
