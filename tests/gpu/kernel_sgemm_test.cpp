@@ -12,6 +12,8 @@ const char* const kConfigs[] = {
     "BM=128 BN=64 BK=16 TM=8 TN=4 VEC=4 PAD=0 PREFETCH=0 UNROLL=2",
     "BM=64 BN=128 BK=16 TM=4 TN=8 VEC=1 PAD=4 PREFETCH=1 UNROLL=2",
     "BM=64 BN=64 BK=8 TM=4 TN=4 VEC=4 PAD=4 PREFETCH=1 UNROLL=16 max_registers=128",
+    "BM=128 BN=128 BK=16 TM=8 TN=16 VEC=4 PAD=4 PREFETCH=1 UNROLL=16",
+    "BM=64 BN=128 BK=8 TM=8 TN=16 VEC=4 PAD=0 PREFETCH=0 UNROLL=2 block_order=swizzle8",
 };
 
 struct Size {
