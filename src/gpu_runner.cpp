@@ -518,6 +518,20 @@ class GpuRunner : public Runner {
                                              "' in the module: " + cuda::cuda_error_name(result));
     }
 
+    // ptxas's log says what a kernel uses; where it did not (an unparsed log), the loaded
+    // function does.
+    if (m->registers == 0) {
+      int value = 0;
+      if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, function) == CUDA_SUCCESS) {
+        m->registers = value;
+      }
+      if (m->shared_bytes == 0 &&
+          api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
+              CUDA_SUCCESS) {
+        m->shared_bytes = value;
+      }
+    }
+
     if (std::string why = check_resources(function, v); !why.empty()) {
       return fail(Status::kResourceExceeded, why);
     }
