@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-build}"
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 venv="$build/python-venv"
 if [ ! -x "$venv/bin/python" ]; then
   "${PYTHON:-python3}" -m venv "$venv"
@@ -14,7 +15,7 @@ pip=("$venv/bin/python" -m pip -q --disable-pip-version-check)
 "${pip[@]}" install scikit-build-core pybind11
 # No build isolation: the build tools above are reused, and so is the CMake build folder.
 CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-$(nproc)}" "${pip[@]}" install --no-build-isolation \
-  -C build-dir="$PWD/$build/python" "./python[test,progress]"
+  -C build-dir="$build/python" "./python[test,progress]"
 cd python
 rc=0
 "$venv/bin/python" -m pytest -q -rs "$@" || rc=$?
