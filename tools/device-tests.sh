@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, after tools/device-bundle.sh built .device
 # here and the device tool carried it: every test binary (GPU and CPU ones), logs in $OUT.
-# Exits non-zero if any test binary failed.
+# Exits non-zero if any test binary failed. Arguments name the binaries to run (default: all),
+# e.g. only the GPU ones: tools/device-tests.sh $(cd tests/gpu && ls *_test.cpp | sed 's/.cpp$//')
 set -uo pipefail
 export GPUTUNE_SOURCE_DIR="$PWD"
 export GPUTUNE_BINARY="$PWD/.device/bin/gputune"
@@ -20,7 +21,13 @@ mkdir -p "$out"
 
 failed=()
 summary=()
-for test in .device/bin/*_test; do
+binaries=()
+if [ "$#" -gt 0 ]; then
+  for name in "$@"; do binaries+=(".device/bin/$name"); done
+else
+  binaries=(.device/bin/*_test)
+fi
+for test in "${binaries[@]}"; do
   name=$(basename "$test")
   # A hung kernel must not eat the whole lease.
   timeout "${TEST_TIMEOUT:-150}" "$test" --gtest_color=no >"$logs/$name.log" 2>&1
