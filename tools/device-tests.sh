@@ -6,6 +6,7 @@
 set -uo pipefail
 export GPUTUNE_SOURCE_DIR="$PWD"
 export GPUTUNE_BINARY="$PWD/.device/bin/gputune"
+export GPUTUNE_SPACES="$PWD/spaces"
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 export LD_LIBRARY_PATH="$cuda/lib64:$cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The device tool brings back few files from $OUT, so the logs are joined into one.
