@@ -5,7 +5,7 @@
 set -uo pipefail
 export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 out="${OUT:-/tmp/gputune-record}"
-db="$out/record.db"
+db="$(mktemp -d)/record.db"  # only the tar comes back: the device tool returns few files
 commit=$(cat .device/COMMIT 2>/dev/null || echo unknown)
 mkdir -p "$out/recordings"
 for item in $1; do
@@ -14,7 +14,10 @@ for item in $1; do
   IFS=',' read -ra pairs <<<"${item#*:}"
   for pair in "${pairs[@]}"; do sets+=(--set "$pair"); done
   echo "== $spec ${sets[*]}"
-  .device/bin/gputune search "spaces/$spec.yaml" "${sets[@]}" --strategy brute_force \
+  # SIGTERM at the time limit stops the search after the variant in flight; what was
+  # measured is exported all the same.
+  timeout "${RECORD_TIMEOUT:-600}" .device/bin/gputune search "spaces/$spec.yaml" "${sets[@]}" \
+    --strategy brute_force \
     --db "$db" --top 3 ${RECORD_OPTIONS:-} 2>"$out/recordings/$spec-progress.log" | tail -8
 done
 .device/bin/gputune export --db "$db" --out "$out/recordings" --commit "$commit"
