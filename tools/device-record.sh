@@ -18,7 +18,7 @@ for item in $1; do
   # measured is exported all the same.
   timeout "${RECORD_TIMEOUT:-600}" .device/bin/gputune search "spaces/$spec.yaml" "${sets[@]}" \
     --strategy brute_force \
-    --db "$db" --top 3 ${RECORD_OPTIONS:-} 2>"$out/recordings/$spec-progress.log" | tail -8
+    --db "$db" --top 3 ${RECORD_OPTIONS:-} 2>"$out/recordings/$spec-$(echo "${item#*:}" | tr ",=" "__").log" | tail -8
 done
 .device/bin/gputune export --db "$db" --out "$out/recordings" --commit "$commit"
 tar -C "$out" -cf "$out/recordings.tar" recordings && rm -rf "$out/recordings"
