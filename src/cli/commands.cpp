@@ -205,7 +205,8 @@ int search_command(const std::vector<std::string>& args) {
       ("strategy", po::value<std::string>(),
        ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str())
       ("budget", po::value<std::string>(),
-       "evaluations (100) or time (90s, 10m, 2h); stored evaluations count too")
+       "evaluations (100), time (90s, 10m, 2h), or none to lift the spec's; stored "
+       "evaluations count too")
       ("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)")
       ("force", "measure again variants the database already has")
       ("no-prior", "do not learn from the kernel's other workloads in the database")
@@ -256,10 +257,10 @@ int search_command(const std::vector<std::string>& args) {
     int64_t evaluations = 0;
     double seconds = 0;
     std::string text = vm["budget"].as<std::string>();
-    if (!parse_budget(text, &evaluations, &seconds)) {
+    if (text != "none" && !parse_budget(text, &evaluations, &seconds)) {
       throw Error(ErrorCode::kUsage, "--budget " + text +
-                                         ": expected a number of evaluations (100) or a time "
-                                         "(90s, 10m, 2h)");
+                                         ": expected a number of evaluations (100), a time "
+                                         "(90s, 10m, 2h) or none");
     }
     search.budget_evaluations = evaluations;
     search.budget_seconds = seconds;
