@@ -275,6 +275,9 @@ struct ModelStrategy::Impl {
     prior_b = b;
   }
   double prior_a = 0, prior_b = 1;
+  double best_observed = std::numeric_limits<double>::infinity();
+  size_t stalled = 0;  // observations since the best last improved
+  bool prior_dismissed = false;  // once it stalled: what it ranks next is no better
 
   void maybe_select_hyperparameters(const Eigen::VectorXd& residual) {
     std::vector<Eigen::Index> real;
@@ -306,19 +309,29 @@ struct ModelStrategy::Impl {
     Eigen::VectorXd y, base;
     double best = 0;
     targets(&y, &base, &best);
+    // The prior steers until its picks stall. Data from another problem size or GPU can rank
+    // the top of the space wrong (small problems favour small tiles); from the stall on, a
+    // plain model of this workload's results decides, for the rest of the search.
+    if (stalled >= options.prior_patience) prior_dismissed = true;
+    const bool trust_prior = prior_model && !prior_dismissed;
+    if (prior_model && !trust_prior) base.setConstant(y.mean());
     Eigen::VectorXd residual = y - base;
     maybe_select_hyperparameters(residual);
     Eigen::VectorXd mean, stddev;
     posterior->predict(residual, &mean, &stddev);
-    if (prior_model) mean.array() += prior_a + prior_b * prior_mean.array();
+    if (trust_prior) {
+      mean.array() += prior_a + prior_b * prior_mean.array();
+    } else if (prior_model) {
+      mean.array() += base(0);
+    }
 
     double best_ei = -1, chosen_mean = 0;
     bool found = false;
     // Every few steps of a cold search the choice is limited to the neighbours of the best
     // configs: an isotropic kernel smooths over the interactions that decide the last few
-    // percent, which a local step finds. With a prior, its mean function carries them.
+    // percent, which a local step finds. A trusted prior's mean function carries them.
     std::vector<Eigen::Index> local;
-    if (!prior_model && options.local_every > 0 && stats.model_steps % options.local_every ==
+    if (!trust_prior && options.local_every > 0 && stats.model_steps % options.local_every ==
                                        options.local_every - 1) {
       std::vector<std::pair<double, uint64_t>> ranked;
       for (const auto& o : observations) {
@@ -454,6 +467,9 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
   s.observation_of.clear();
   s.row_proposed.assign(m, false);
   s.selected_at = 0;
+  s.best_observed = std::numeric_limits<double>::infinity();
+  s.stalled = 0;
+  s.prior_dismissed = false;
 }
 
 std::vector<uint64_t> ModelStrategy::propose(size_t max_batch) {
@@ -484,6 +500,12 @@ void ModelStrategy::observe(const std::vector<Measurement>& results) {
     Impl::Observation& o = s.observations[found->second];
     o.observed = true;
     o.ok = ok_time(m, &o.log_ms);
+    if (o.ok && o.log_ms < s.best_observed - 1e-3) {
+      s.best_observed = o.log_ms;
+      s.stalled = 0;
+    } else {
+      ++s.stalled;
+    }
   }
 }
 

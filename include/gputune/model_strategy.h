@@ -17,6 +17,7 @@ struct ModelStrategyOptions {
   double exploration = 0.01;       // expected improvement beyond this margin, in log time
   double failure_penalty = 1.0;    // a failure's target: the worst ok log time plus this
   size_t local_every = 4;          // every so many model steps, only the best's neighbours
+  size_t prior_patience = 12;       // results without a new best before the prior stops steering
   GpOptions gp;
 };
 
