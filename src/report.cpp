@@ -52,6 +52,21 @@ nlohmann::json measurement_json(const Measurement& m) {
 
 }  // namespace
 
+std::string report_title(const Problem& problem) {
+  std::string title = problem.spec().path;
+  for (const auto& [name, value] : problem.problem_values()) {
+    title += " " + name + "=" + Value(value).text();
+  }
+  return title;
+}
+
+Metrics metrics_of(const Problem& problem) {
+  Metrics metrics;
+  if (problem.spec().bytes) metrics.bytes = [&](uint64_t i) { return problem.bytes(i); };
+  if (problem.spec().flops) metrics.flops = [&](uint64_t i) { return problem.flops(i); };
+  return metrics;
+}
+
 std::string config_text(const std::string& config_json) {
   auto j = nlohmann::json::parse(config_json.empty() ? "{}" : config_json, nullptr, false);
   if (!j.is_object()) return config_json;

@@ -8,6 +8,7 @@
 
 #include "gputune/device.h"
 #include "gputune/measurement.h"
+#include "gputune/problem.h"
 #include "gputune/store.h"
 
 namespace gputune {
@@ -34,6 +35,11 @@ struct Report {
 struct Metrics {
   std::function<double(uint64_t)> bytes, flops;  // per config index; empty when unknown
 };
+
+// "spaces/transpose.yaml n=8192": the spec and its problem values.
+std::string report_title(const Problem& problem);
+// The spec's bytes and flops metrics per config; `problem` must outlive the result.
+Metrics metrics_of(const Problem& problem);
 
 Report make_report(std::string title, const DeviceInfo& device, double copy_bandwidth_gbs,
                    const std::optional<Measurement>& baseline,

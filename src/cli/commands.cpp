@@ -62,21 +62,6 @@ Overrides parse_overrides(const po::variables_map& vm) {
   return overrides;
 }
 
-std::string title_for(const Problem& problem) {
-  std::string title = problem.spec().path;
-  for (const auto& [name, value] : problem.problem_values()) {
-    title += " " + name + "=" + Value(value).text();
-  }
-  return title;
-}
-
-Metrics metrics_for(const Problem& problem) {
-  Metrics metrics;
-  if (problem.spec().bytes) metrics.bytes = [&](uint64_t i) { return problem.bytes(i); };
-  if (problem.spec().flops) metrics.flops = [&](uint64_t i) { return problem.flops(i); };
-  return metrics;
-}
-
 std::unique_ptr<CompilePool> make_compile_pool(const po::variables_map& vm) {
   std::shared_ptr<ModuleCache> cache;
   if (!vm.count("no-cache")) {
@@ -171,9 +156,9 @@ int run_and_report(const Problem& problem, Runner& runner, Compiler& compiler, S
     ProgressPrinter printer(!vm.count("quiet"));
     result = run_search(problem, runner, compiler, store, search, std::ref(printer), &stop);
   }
-  Report report = make_report(title_for(problem), result.device, result.copy_bandwidth_gbs,
+  Report report = make_report(report_title(problem), result.device, result.copy_bandwidth_gbs,
                               result.baseline, store.measured(result.workload),
-                              metrics_for(problem));
+                              metrics_of(problem));
   report.search = result.record;
   size_t top = vm["top"].as<size_t>();
   std::cout << (vm.count("json") ? format_json(report, top) + "\n" : format_table(report, top));
@@ -352,7 +337,7 @@ int best_command(const std::vector<std::string>& args) {
   }
   if (vm.count("json")) std::cout << out.dump(2) << "\n";
   if (!found) {
-    std::cerr << "gputune best: nothing measured for " << title_for(problem) << " in " << db
+    std::cerr << "gputune best: nothing measured for " << report_title(problem) << " in " << db
               << "\n";
     return EX_DATAERR;
   }

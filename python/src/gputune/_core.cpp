@@ -89,24 +89,7 @@ py::dict progress_dict(const SearchProgress& p) {
   return out;
 }
 
-std::string title_for(const Problem& problem) {
-  std::string title = problem.spec().path;
-  for (const auto& [name, value] : problem.problem_values()) {
-    title += " " + name + "=" + Value(value).text();
-  }
-  return title;
-}
-
-Metrics metrics_for(const Problem* problem) {
-  Metrics metrics;
-  if (problem && problem->spec().bytes) {
-    metrics.bytes = [problem](uint64_t i) { return problem->bytes(i); };
-  }
-  if (problem && problem->spec().flops) {
-    metrics.flops = [problem](uint64_t i) { return problem->flops(i); };
-  }
-  return metrics;
-}
+Metrics metrics_for(const Problem* problem) { return problem ? metrics_of(*problem) : Metrics{}; }
 
 // One row per variant, fastest ok ones first, then the failures.
 py::list report_rows(const Report& report) {
@@ -211,7 +194,7 @@ py::dict spec_info(const Spec& spec) {
 // What Python needs to lay out results: problem values, dimensions, buffer sizes.
 py::dict problem_info(const Problem& problem) {
   py::dict out;
-  out["title"] = title_for(problem);
+  out["title"] = report_title(problem);
   out["problem_json"] = problem.problem_json();
   py::list values;
   for (const auto& [name, value] : problem.problem_values()) {
@@ -334,7 +317,7 @@ std::unique_ptr<Runner> make_replay(const std::string& path, const Problem& prob
                       path + ": recorded for another spec or kernel, and config " +
                           std::to_string(m.config_index) + " (" + m.config +
                           ") is not that config in this space; expected a recording of " +
-                          title_for(problem));
+                          report_title(problem));
         }
       }
     }
@@ -345,7 +328,7 @@ std::unique_ptr<Runner> make_replay(const std::string& path, const Problem& prob
   for (const WorkloadSummary& w : store->workloads(spec.spec_hash(), problem.problem_json())) {
     if (w.key.source_hash == spec.source_hash()) return make_replay_runner(*store, w.id);
   }
-  throw Error(ErrorCode::kUsage, path + ": no workload of " + title_for(problem) +
+  throw Error(ErrorCode::kUsage, path + ": no workload of " + report_title(problem) +
                                      " (same spec and kernel source) to replay");
 }
 
@@ -389,7 +372,7 @@ py::dict search(const Spec& spec, const std::string& db, const std::string& stra
   }
   tracker.rethrow();
 
-  Report report = make_report(title_for(problem), result.device, result.copy_bandwidth_gbs,
+  Report report = make_report(report_title(problem), result.device, result.copy_bandwidth_gbs,
                               result.baseline, store->measured(result.workload),
                               metrics_for(&problem));
   py::dict out;
