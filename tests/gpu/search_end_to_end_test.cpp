@@ -11,6 +11,7 @@
 #include "gputune/runner.h"
 #include "gputune/spec_loader.h"
 #include "gputune/store.h"
+#include "support/run_gputune.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -18,21 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-CommandResult run_gputune(const std::string& args) {
-  std::string command = gputune::test::gputune_binary() + " " + args + " 2>/dev/null";
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using testing::CommandResult;
+using testing::run_gputune;
 
 TEST(SearchEndToEnd, TransposeSpaceIsSearchedStoredAndNotMeasuredTwice) {
   if (list_gpus().empty()) GTEST_SKIP() << "no GPU";

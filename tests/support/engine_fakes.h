@@ -12,6 +12,7 @@
 
 #include "gputune/compiler.h"
 #include "gputune/error.h"
+#include "gputune/process_runner.h"
 #include "gputune/runner.h"
 
 namespace gputune::testing {
@@ -149,5 +150,20 @@ class ScriptedCompiler : public Compiler {
  private:
   int sleep_ms_;
 };
+
+// Worker processes that run a script instead of a GPU.
+inline RunnerFactory scripted(Script script) {
+  return [script](int ordinal) { return std::make_unique<ScriptedRunner>(script, ordinal); };
+}
+
+// A watchdog short enough for tests: a stand-in that hangs is killed within a second.
+inline WatchdogOptions quick_watchdog() {
+  WatchdogOptions w;
+  w.floor_s = 0.3;
+  w.factor = 5;
+  w.timing_s = 0;
+  w.start_s = 10;
+  return w;
+}
 
 }  // namespace gputune::testing

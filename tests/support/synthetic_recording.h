@@ -114,26 +114,15 @@ class SyntheticRunner : public Runner {
   DeviceInfo device_;
 };
 
-// A compiler that compiles everything at no cost (the synthetic runner reports failures).
-class NullCompiler : public Compiler {
- public:
-  CompiledKernel compile(const CompileRequest& request) override {
-    CompiledKernel kernel;
-    kernel.ok = true;
-    kernel.lowered_name = request.kernel_name_expression;
-    return kernel;
-  }
-};
-
 // Measures every valid variant of the synthetic spec at `n` on synthetic GPU `gpu` through the
 // search driver into `store`; returns the recording, marked synthetic.
 inline Recording record_synthetic(Store& store, const std::string& spec_path, double n, int gpu) {
   Problem problem(load_spec(spec_path, {{"n", std::to_string(static_cast<int64_t>(n))}}));
   SyntheticRunner runner(problem.space(), n, gpu);
-  NullCompiler compiler;
+  auto compiler = make_replay_compiler();
   SearchOptions options;
   options.strategy = "brute_force";
-  SearchResult result = run_search(problem, runner, compiler, store, options);
+  SearchResult result = run_search(problem, runner, *compiler, store, options);
   Recording recording = recording_from_store(store, result.workload);
   recording.info.origin = "synthetic";
   return recording;

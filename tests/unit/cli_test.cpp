@@ -13,6 +13,7 @@
 #include "gputune/runner.h"
 #include "gputune/spec_loader.h"
 #include "support/synthetic_recording.h"
+#include "support/run_gputune.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -20,25 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-CommandResult run_gputune(const std::string& args) {
-  fs::path err_file = fs::temp_directory_path() / ("gputune_cli_err_" + std::to_string(getpid()));
-  std::string command = gputune::test::gputune_binary() + " " + args + " 2>" + err_file.string();
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) result.out.append(buffer.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  result.err.assign(std::istreambuf_iterator<char>(in), {});
-  fs::remove(err_file);
-  return result;
-}
+using testing::CommandResult;
+using testing::run_gputune;
 
 uint64_t transpose_variants() {
   return Problem(load_spec(gputune::test::source_dir() + "/spaces/transpose.yaml"))

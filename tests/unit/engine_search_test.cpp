@@ -26,6 +26,8 @@ namespace fs = std::filesystem;
 using testing::Script;
 using testing::ScriptedCompiler;
 using testing::ScriptedRunner;
+using testing::quick_watchdog;
+using testing::scripted;
 
 std::string sql_text(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -71,17 +73,6 @@ baseline: {A: 1, B: 0, FAIL: 0}
                               (dir_ / "spec.yaml").string()));
   }
 
-  static WatchdogOptions watchdog() {
-    WatchdogOptions w;
-    w.floor_s = 0.3;
-    w.factor = 5;
-    w.timing_s = 0;
-    w.start_s = 10;
-    return w;
-  }
-  static RunnerFactory runner_factory(Script script) {
-    return [script](int ordinal) { return std::make_unique<ScriptedRunner>(script, ordinal); };
-  }
   static CompilerFactory compiler_factory(int sleep_ms = 0) {
     return [sleep_ms] { return std::make_unique<ScriptedCompiler>(sleep_ms); };
   }
@@ -101,7 +92,7 @@ TEST_F(EngineSearchTest, FaultsCostOneVariantEachAndNothingIsLost) {
   script.abort = {crash};
   script.wrong = {wrong};
   script.resource = {resource};
-  ProcessRunner runner({0}, runner_factory(script), watchdog());
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
   CompilePool compiler(2, compiler_factory());
   const std::string db = (dir_ / "faults.db").string();
   auto store = open_sqlite_store(db);
@@ -144,7 +135,7 @@ TEST_F(EngineSearchTest, PipelineFindsWhatTheSequentialSearchFinds) {
   ScriptedRunner plain_runner({}, 0);
   SearchResult sequential = run_search(p, plain_runner, plain_compiler, *sequential_store, {});
 
-  ProcessRunner runner({0, 1}, runner_factory({}), watchdog());
+  ProcessRunner runner({0, 1}, scripted({}), quick_watchdog());
   CompilePool compiler(3, compiler_factory(5));
   auto store = open_sqlite_store(":memory:");
   SearchResult pipelined = run_search(p, runner, compiler, *store, {});
@@ -173,7 +164,7 @@ TEST_F(EngineSearchTest, StopEndsSoonAndTheRerunCompletesWithoutDuplicates) {
   script.sleep_ms = 30;
   std::atomic<bool> stop{false};
   {
-    ProcessRunner runner({0}, runner_factory(script), watchdog());
+    ProcessRunner runner({0}, scripted(script), quick_watchdog());
     CompilePool compiler(2, compiler_factory());
     auto store = open_sqlite_store(db);
     auto progress = [&](const SearchProgress& s) {
@@ -183,7 +174,7 @@ TEST_F(EngineSearchTest, StopEndsSoonAndTheRerunCompletesWithoutDuplicates) {
     EXPECT_TRUE(first.record.interrupted);
     EXPECT_LT(store->measured(first.workload).size(), p.space().count_valid());
   }
-  ProcessRunner runner({0}, runner_factory(script), watchdog());
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
   CompilePool compiler(2, compiler_factory());
   auto store = open_sqlite_store(db);
   SearchResult second = run_search(p, runner, compiler, *store, {});
@@ -204,7 +195,7 @@ TEST_F(EngineSearchTest, KilledDriverLosesOnlyWhatWasInFlightAndTheNextRunResume
   if (driver == 0) {
     int rc = 0;
     try {
-      ProcessRunner runner({0}, runner_factory(script), watchdog());
+      ProcessRunner runner({0}, scripted(script), quick_watchdog());
       CompilePool compiler(2, compiler_factory());
       auto store = open_sqlite_store(db);
       run_search(p, runner, compiler, *store, {});
@@ -229,7 +220,7 @@ TEST_F(EngineSearchTest, KilledDriverLosesOnlyWhatWasInFlightAndTheNextRunResume
   EXPECT_LT(after_kill, static_cast<int>(valid));
   EXPECT_EQ(sql_text(db, "PRAGMA integrity_check"), "ok");
 
-  ProcessRunner runner({0}, runner_factory(script), watchdog());
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
   CompilePool compiler(2, compiler_factory());
   auto store = open_sqlite_store(db);
   SearchResult rerun = run_search(p, runner, compiler, *store, {});

@@ -18,6 +18,8 @@ namespace {
 
 using testing::Script;
 using testing::ScriptedRunner;
+using testing::quick_watchdog;
+using testing::scripted;
 
 Candidate candidate(uint64_t index) {
   Candidate c;
@@ -28,19 +30,6 @@ Candidate candidate(uint64_t index) {
   c.kernel.registers = 40;
   c.kernel.compile_ms = 3;
   return c;
-}
-
-RunnerFactory scripted(Script script) {
-  return [script](int ordinal) { return std::make_unique<ScriptedRunner>(script, ordinal); };
-}
-
-WatchdogOptions quick_watchdog() {
-  WatchdogOptions w;
-  w.floor_s = 0.3;
-  w.factor = 5;
-  w.timing_s = 0;
-  w.start_s = 10;
-  return w;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
