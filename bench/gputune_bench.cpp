@@ -28,8 +28,9 @@ namespace {
 struct Target {
   std::string spec;
   Overrides set;
-  std::string reference;  // copy, sgemm, sgemv
+  std::string reference;  // copy, sgemm, sgemv, subspace
   std::vector<std::string> size;
+  std::string where;      // subspace: the configs the best variant is compared with
   double target = 0;
 };
 
@@ -45,6 +46,7 @@ std::vector<Target> read_targets(const std::string& path) {
     }
     t.reference = node["reference"].as<std::string>();
     if (node["size"]) t.size = node["size"].as<std::vector<std::string>>();
+    if (node["where"]) t.where = node["where"].as<std::string>();
     t.target = node["target"].as<double>();
     targets.push_back(std::move(t));
   }
@@ -57,6 +59,18 @@ std::vector<int> evaluate_size(const Target& t, const Problem& problem) {
   std::vector<int> size;
   for (const auto& text : t.size) size.push_back(static_cast<int>(Expression(text, scope).evaluate()));
   return size;
+}
+
+// Whether `condition` (an expression of problem values and parameters) holds for a config.
+bool holds(const Problem& problem, uint64_t index, const std::string& condition) {
+  Scope scope;
+  for (const auto& [name, value] : problem.problem_values()) scope.set(name, value);
+  const SearchSpace& space = problem.space();
+  const std::vector<Value> values = space.values(index);
+  for (size_t d = 0; d < values.size(); ++d) {
+    if (values[d].is_number()) scope.set(space.dimensions()[d].name, values[d].as_number());
+  }
+  return Expression(condition, scope).evaluate() != 0;
 }
 
 std::string today() {
@@ -120,6 +134,7 @@ int main(int argc, char** argv) {
       auto runner = make_gpu_runner(problem, gpu.ordinal, TimingOptions{});
       SearchResult result = run_search(problem, *runner, *compiler, *store, SearchOptions{});
       const Measurement* best = nullptr;
+      const Measurement* best_of_subspace = nullptr;
       auto measured = store->measured(result.workload);
       for (const auto& m : measured) {
         ++row.variants;
@@ -128,6 +143,10 @@ int main(int argc, char** argv) {
           continue;
         }
         if (!best || m.median_ms() < best->median_ms()) best = &m;
+        if (t.reference == "subspace" && holds(problem, m.config_index, t.where) &&
+            (!best_of_subspace || m.median_ms() < best_of_subspace->median_ms())) {
+          best_of_subspace = &m;
+        }
       }
       if (!best) {
         row.status = "no correct variant";
@@ -143,7 +162,7 @@ int main(int argc, char** argv) {
       }
       double seconds = row.best_ms / 1e3;
       std::vector<int> size = evaluate_size(t, problem);
-      char text[128];
+      char text[512];
       if (t.reference == "copy") {
         double gbs = problem.bytes(best->config_index) / seconds / 1e9;
         row.ratio = gbs / copy_gbs;
@@ -162,9 +181,16 @@ int main(int argc, char** argv) {
         double gbs = problem.bytes(best->config_index) / seconds / 1e9;
         std::snprintf(text, sizeof text, "%.0f GB/s (%.0f%% of copy); cuBLAS %.4f ms", gbs,
                       100 * gbs / copy_gbs, sgemv_cache[size]);
+      } else if (t.reference == "subspace" && !t.where.empty()) {
+        if (!best_of_subspace) throw Error(ErrorCode::kSpec, t.spec + ": no correct variant where " + t.where);
+        row.ratio = best_of_subspace->median_ms() / row.best_ms;
+        row.reference_value = best_of_subspace->median_ms();
+        std::snprintf(text, sizeof text, "best where %s: %.4f ms (%s)", t.where.c_str(),
+                      best_of_subspace->median_ms(), config_text(best_of_subspace->config).c_str());
       } else {
         throw Error(ErrorCode::kUsage, t.spec + ": unknown reference '" + t.reference +
-                                           "' or wrong size (copy; sgemm [m,n,k]; sgemv [m,n])");
+                                           "' or wrong size (copy; sgemm [m,n,k]; sgemv [m,n]; "
+                                           "subspace with where)");
       }
       row.reference_text = text;
       row.status = row.ratio >= row.target ? "met" : "missed";

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kEntryMagic[] = "gputune-module-1";
+constexpr char kEntryMagic[] = "gputune-module-2";  // 2: several kernels per module
 
 // Frame types between the pool and its workers.
 enum : uint32_t { kCompile = 1, kCompiled = 2, kFailed = 3 };
@@ -86,7 +86,7 @@ std::string ModuleCache::default_directory() {
 // Everything that decides the cubin, unambiguously framed, so that equal keys mean equal input.
 std::string ModuleCache::key(const CompileRequest& request) const {
   ipc::Writer w;
-  w.str(toolchain_).str(request.arch).str(request.kernel_name_expression);
+  w.str(toolchain_).str(request.arch).strings(request.kernel_name_expressions);
   w.strings(request.options).str(request.source_name).str(request.source);
   return w.take();
 }

@@ -185,6 +185,7 @@ bool is_image_error(CUresult result) {
 struct HostBuffer {
   BufferShape shape;
   bool output = false;
+  bool scratch = false;  // passes data between launches: poisoned, never compared
   std::vector<unsigned char> data;
   bool given_reference = false;  // data is the spec's reference, not the baseline's output
 };
@@ -262,8 +263,10 @@ class GpuRunner : public Runner {
     for (const ArgumentSpec& argument : arguments_) {
       if (!argument.is_buffer) continue;
       if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
-      HostBuffer host{shapes[next++], argument.output, {}};
-      if (!host.output) host.data = host_fill(argument, host.shape.type, host.shape.count);
+      HostBuffer host{shapes[next++], argument.output, argument.scratch, {}};
+      if (!host.output && !host.scratch) {
+        host.data = host_fill(argument, host.shape.type, host.shape.count);
+      }
       if (host.output && argument.reference) {
         host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);
         host.given_reference = true;
@@ -355,7 +358,7 @@ class GpuRunner : public Runner {
     state_ = std::make_unique<DeviceState>();
     for (const HostBuffer& host : host_) {
       state_->buffers.emplace_back(host.shape.count * size_of(host.shape.type));
-      if (!host.output) state_->buffers.back().upload(host.data.data());
+      if (!host.output && !host.scratch) state_->buffers.back().upload(host.data.data());
     }
     if (timing_.flush_l2) {
       const size_t bytes = std::max<int64_t>(device_.l2_bytes, 1 << 20) * 2;
@@ -375,15 +378,15 @@ class GpuRunner : public Runner {
       CompileRequest request;
       request.source = kCheckSource;
       request.source_name = "gputune_check.cu";
-      request.kernel_name_expression =
-          std::string("gputune_check<") + device_type_name(host.shape.type) + ">";
+      request.kernel_name_expressions = {std::string("gputune_check<") +
+                                         device_type_name(host.shape.type) + ">"};
       request.arch = device_.arch();
       CompiledKernel kernel;
       try {
         kernel = make_nvrtc_compiler()->compile(request);
       } catch (const Error&) {
       }
-      checker_images_[type] = kernel.ok ? std::make_pair(kernel.image, kernel.lowered_name)
+      checker_images_[type] = kernel.ok ? std::make_pair(kernel.image, kernel.lowered_names[0])
                                         : std::make_pair(std::string(), std::string());
     }
     load_device_check();
@@ -485,14 +488,54 @@ class GpuRunner : public Runner {
     return m;
   }
 
-  CUresult launch(CUfunction function, const Variant& v, void** params) const {
-    return cuda::api().cuLaunchKernel(function, v.grid[0], v.grid[1], v.grid[2], v.block[0],
-                                      v.block[1], v.block[2], v.dynamic_shared_bytes,
-                                      state_->stream.get(), params, nullptr);
+  // A variant's launches, ready to go: each with its function and argument slots.
+  struct Prepared {
+    struct Call {
+      const Launch* launch = nullptr;
+      CUfunction function = nullptr;
+      std::vector<uint64_t> slots;  // each argument's bytes: a device pointer or a scalar
+      std::vector<void*> params;    // pointers into slots, as cuLaunchKernel takes them
+    };
+    std::vector<Call> calls;
+  };
+
+  // Launches every call in order; the first failure stops and is returned.
+  CUresult launch_all(Prepared& prepared) const {
+    for (Prepared::Call& call : prepared.calls) {
+      const Launch& l = *call.launch;
+      const CUresult result = cuda::api().cuLaunchKernel(
+          call.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+          l.dynamic_shared_bytes, state_->stream.get(), call.params.data(), nullptr);
+      if (result != CUDA_SUCCESS) return result;
+    }
+    return CUDA_SUCCESS;
   }
 
-  void launch_or_throw(CUfunction function, const Variant& v, void** params) const {
-    cuda::check(launch(function, v, params), "cuLaunchKernel");
+  void launch_all_or_throw(Prepared& prepared) const {
+    cuda::check(launch_all(prepared), "cuLaunchKernel");
+  }
+
+  // The bytes of spec argument `a` as a kernel parameter: its buffer's device pointer or its
+  // scalar value converted to its type.
+  uint64_t argument_slot(size_t a, const Variant& v) const {
+    uint64_t slot = 0;
+    size_t buffer = 0, scalar = 0;
+    for (size_t i = 0; i < a; ++i) (arguments_[i].is_buffer ? buffer : scalar) += 1;
+    const ArgumentSpec& argument = arguments_[a];
+    if (argument.is_buffer) {
+      const CUdeviceptr pointer = state_->buffers[buffer].get();
+      std::memcpy(&slot, &pointer, sizeof(pointer));
+      return slot;
+    }
+    if (scalar >= v.scalar_arguments.size()) {
+      throw Error(ErrorCode::kInternal, "the variant lacks scalar argument " + argument.name);
+    }
+    visit_type(argument.type, [&](auto zero) {
+      const auto converted = convert<decltype(zero)>(v.scalar_arguments[scalar]);
+      std::memcpy(&slot, &converted, sizeof(converted));
+      return 0;
+    });
+    return slot;
   }
 
   // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
@@ -511,60 +554,63 @@ class GpuRunner : public Runner {
       return fail(Status::kCompileError, "cuModuleLoadData: " + cuda::cuda_error_name(result) +
                                              " (compiled for another architecture?)");
     }
-    CUfunction function = nullptr;
-    result = module.function(candidate.kernel.lowered_name, &function);
-    if (result != CUDA_SUCCESS) {
-      return fail(Status::kCompileError, "no kernel '" + candidate.kernel.lowered_name +
-                                             "' in the module: " + cuda::cuda_error_name(result));
+    const CompiledKernel& kernel = candidate.kernel;
+    std::vector<CUfunction> functions;
+    for (const std::string& name : kernel.lowered_names) {
+      CUfunction function = nullptr;
+      result = module.function(name, &function);
+      if (result != CUDA_SUCCESS) {
+        return fail(Status::kCompileError, "no kernel '" + name + "' in the module: " +
+                                               cuda::cuda_error_name(result));
+      }
+      functions.push_back(function);
     }
 
     // ptxas's log says what a kernel uses; where it did not (an unparsed log), the loaded
-    // function does.
+    // functions do.
     if (m->registers == 0) {
-      int value = 0;
-      if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, function) == CUDA_SUCCESS) {
-        m->registers = value;
-      }
-      if (m->shared_bytes == 0 &&
-          api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
-              CUDA_SUCCESS) {
-        m->shared_bytes = value;
-      }
-    }
-
-    if (std::string why = check_resources(function, v); !why.empty()) {
-      return fail(Status::kResourceExceeded, why);
-    }
-
-    // Kernel arguments in spec order: device pointers for buffers, converted scalars.
-    std::vector<uint64_t> slots(arguments_.size());
-    std::vector<void*> params(arguments_.size());
-    size_t buffer = 0, scalar = 0;
-    for (size_t i = 0; i < arguments_.size(); ++i) {
-      const ArgumentSpec& argument = arguments_[i];
-      if (argument.is_buffer) {
-        const CUdeviceptr pointer = state_->buffers[buffer++].get();
-        std::memcpy(&slots[i], &pointer, sizeof(pointer));
-      } else {
-        if (scalar >= v.scalar_arguments.size()) {
-          throw Error(ErrorCode::kInternal, "the variant lacks scalar argument " + argument.name);
+      for (CUfunction function : functions) {
+        int value = 0;
+        if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, function) ==
+            CUDA_SUCCESS) {
+          m->registers = std::max(m->registers, value);
         }
-        const double value = v.scalar_arguments[scalar++];
-        visit_type(argument.type, [&](auto zero) {
-          const auto converted = convert<decltype(zero)>(value);
-          std::memcpy(&slots[i], &converted, sizeof(converted));
-          return 0;
-        });
+        if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
+            CUDA_SUCCESS) {
+          m->shared_bytes = std::max(m->shared_bytes, value);
+        }
       }
-      params[i] = &slots[i];
+    }
+
+    Prepared prepared;
+    for (const Launch& launch : v.launches) {
+      if (launch.kernel >= functions.size()) {
+        throw Error(ErrorCode::kInternal, "a launch names kernel " +
+                                              std::to_string(launch.kernel) + " of " +
+                                              std::to_string(functions.size()) + " compiled");
+      }
+      Prepared::Call& call = prepared.calls.emplace_back();
+      call.launch = &launch;
+      call.function = functions[launch.kernel];
+      if (std::string why = check_resources(call.function, launch); !why.empty()) {
+        if (v.launches.size() > 1) {
+          why = v.kernel_name_expressions[launch.kernel] + " (launch " +
+                std::to_string(prepared.calls.size()) + "): " + why;
+        }
+        return fail(Status::kResourceExceeded, why);
+      }
+      for (size_t a : launch.arguments) call.slots.push_back(argument_slot(a, v));
+    }
+    for (Prepared::Call& call : prepared.calls) {
+      for (uint64_t& slot : call.slots) call.params.push_back(&slot);
     }
 
     for (size_t i = 0; i < host_.size(); ++i) {
-      if (host_[i].output) {
+      if (host_[i].output || host_[i].scratch) {
         state_->buffers[i].fill_bytes(is_floating(host_[i].shape.type) ? 0xFF : 0xA5);
       }
     }
-    result = launch(function, v, params.data());
+    result = launch_all(prepared);
     if (result == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || result == CUDA_ERROR_INVALID_VALUE) {
       return fail(Status::kResourceExceeded, "cuLaunchKernel: " + cuda::cuda_error_name(result));
     }
@@ -590,13 +636,13 @@ class GpuRunner : public Runner {
     if (!mismatch.empty()) return fail(Status::kWrongAnswer, mismatch);
 
     const auto timing_start = Clock::now();
-    time(function, v, params.data(), &m->samples_ms);
+    time(prepared, &m->samples_ms);
     m->time_ms = seconds_since(timing_start) * 1e3;
     m->status = Status::kOk;
   }
 
   // Empty when the launch fits the kernel and the device; else why not.
-  std::string check_resources(CUfunction function, const Variant& v) {
+  std::string check_resources(CUfunction function, const Launch& v) {
     const cuda::Api& api = cuda::api();
     auto function_attribute = [&](CUfunction_attribute which) {
       int value = 0;
@@ -654,12 +700,12 @@ class GpuRunner : public Runner {
 
   // Event-timed launches, one per sample, until the noise, the sample count or
   // the time budget says stop.
-  void time(CUfunction function, const Variant& v, void** params, std::vector<double>* samples) {
+  void time(Prepared& prepared, std::vector<double>* samples) {
     const cuda::Api& api = cuda::api();
     const CUstream stream = state_->stream.get();
     const auto warmup_start = Clock::now();
     do {
-      launch_or_throw(function, v, params);
+      launch_all_or_throw(prepared);
       state_->stream.synchronize();
     } while (seconds_since(warmup_start) * 1e3 < timing_.warmup_ms);
 
@@ -674,7 +720,7 @@ class GpuRunner : public Runner {
             "cuMemsetD32Async");
       }
       state_->start.record(stream);
-      launch_or_throw(function, v, params);
+      launch_all_or_throw(prepared);
       state_->stop.record(stream);
       state_->stop.synchronize();
       samples->push_back(cuda::elapsed_ms(state_->start, state_->stop));

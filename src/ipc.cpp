@@ -162,18 +162,19 @@ void get(Reader& r, DeviceInfo* d) {
 }
 
 void put(Writer& w, const CompileRequest& q) {
-  w.str(q.source).str(q.source_name).str(q.kernel_name_expression).strings(q.options).str(q.arch);
+  w.str(q.source).str(q.source_name).strings(q.kernel_name_expressions).strings(q.options);
+  w.str(q.arch);
 }
 void get(Reader& r, CompileRequest* q) {
   q->source = r.str();
   q->source_name = r.str();
-  q->kernel_name_expression = r.str();
+  q->kernel_name_expressions = r.strings();
   q->options = r.strings();
   q->arch = r.str();
 }
 
 void put(Writer& w, const CompiledKernel& k) {
-  w.u32(k.ok ? 1 : 0).str(k.log).str(k.image).str(k.lowered_name);
+  w.u32(k.ok ? 1 : 0).str(k.log).str(k.image).strings(k.lowered_names);
   w.i64(k.registers).i64(k.shared_bytes).i64(k.spill_bytes).f64(k.compile_ms);
   w.u32(k.cached ? 1 : 0);
 }
@@ -181,7 +182,7 @@ void get(Reader& r, CompiledKernel* k) {
   k->ok = r.u32() != 0;
   k->log = r.str();
   k->image = r.str();
-  k->lowered_name = r.str();
+  k->lowered_names = r.strings();
   k->registers = static_cast<int>(r.i64());
   k->shared_bytes = static_cast<int>(r.i64());
   k->spill_bytes = static_cast<int>(r.i64());
@@ -190,21 +191,33 @@ void get(Reader& r, CompiledKernel* k) {
 }
 
 void put(Writer& w, const Variant& v) {
-  w.u64(v.index).str(v.config).str(v.kernel_name_expression).strings(v.compile_options);
-  w.str(v.prelude);
-  for (uint32_t x : v.block) w.u32(x);
-  for (uint32_t x : v.grid) w.u32(x);
-  w.u32(v.dynamic_shared_bytes).doubles(v.scalar_arguments);
+  w.u64(v.index).str(v.config).strings(v.kernel_name_expressions).strings(v.compile_options);
+  w.str(v.prelude).u64(v.launches.size());
+  for (const Launch& launch : v.launches) {
+    w.u64(launch.kernel).u64(launch.arguments.size());
+    for (size_t a : launch.arguments) w.u64(a);
+    for (uint32_t x : launch.block) w.u32(x);
+    for (uint32_t x : launch.grid) w.u32(x);
+    w.u32(launch.dynamic_shared_bytes);
+  }
+  w.doubles(v.scalar_arguments);
 }
 void get(Reader& r, Variant* v) {
   v->index = r.u64();
   v->config = r.str();
-  v->kernel_name_expression = r.str();
+  v->kernel_name_expressions = r.strings();
   v->compile_options = r.strings();
   v->prelude = r.str();
-  for (uint32_t& x : v->block) x = r.u32();
-  for (uint32_t& x : v->grid) x = r.u32();
-  v->dynamic_shared_bytes = r.u32();
+  // Counts are read, then met element by element: a damaged count throws, never allocates.
+  v->launches.clear();
+  for (uint64_t n = r.u64(); n > 0; --n) {
+    Launch& launch = v->launches.emplace_back();
+    launch.kernel = r.u64();
+    for (uint64_t a = r.u64(); a > 0; --a) launch.arguments.push_back(r.u64());
+    for (uint32_t& x : launch.block) x = r.u32();
+    for (uint32_t& x : launch.grid) x = r.u32();
+    launch.dynamic_shared_bytes = r.u32();
+  }
   v->scalar_arguments = r.doubles();
 }
 

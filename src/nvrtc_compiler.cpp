@@ -1,5 +1,6 @@
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <regex>
@@ -41,8 +42,10 @@ std::string program_log(nvrtcProgram program) {
 //   ptxas         .     640 bytes stack frame, 392 bytes spill stores, 492 bytes spill loads
 //   ptxas info    : Used 32 registers, used 1 barriers, 640 bytes cumulative stack size,
 //                   1024 bytes smem
-// Only the section of the kernel we launch counts; a log with other kernels has other sections.
-void parse_resources(const std::string& log, const std::string& symbol, CompiledKernel* out) {
+// Only the sections of the kernels we launch count; a log with other kernels has other sections.
+// Several launched kernels report the most registers and shared memory and the sum of spills.
+void parse_resources(const std::string& log, const std::vector<std::string>& symbols,
+                     CompiledKernel* out) {
   static const std::regex kEntry(R"(Compiling entry function '([^']+)')");
   static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex kRegisters(R"(Used (\d+) registers)");
@@ -53,22 +56,26 @@ void parse_resources(const std::string& log, const std::string& symbol, Compiled
   std::smatch m;
   while (std::getline(lines, line)) {
     if (std::regex_search(line, m, kEntry)) {
-      in_section = symbol.empty() || m[1] == symbol;
+      in_section = std::find(symbols.begin(), symbols.end(), m[1].str()) != symbols.end();
       continue;
     }
     if (!in_section) continue;
     if (std::regex_search(line, m, kSpills)) {
-      out->spill_bytes = std::stoi(m[1]) + std::stoi(m[2]);
+      out->spill_bytes += std::stoi(m[1]) + std::stoi(m[2]);
     }
-    if (std::regex_search(line, m, kRegisters)) out->registers = std::stoi(m[1]);
-    if (std::regex_search(line, m, kShared)) out->shared_bytes = std::stoi(m[1]);
+    if (std::regex_search(line, m, kRegisters)) {
+      out->registers = std::max(out->registers, std::stoi(m[1]));
+    }
+    if (std::regex_search(line, m, kShared)) {
+      out->shared_bytes = std::max(out->shared_bytes, std::stoi(m[1]));
+    }
   }
 }
 
 class NvrtcCompiler : public Compiler {
  public:
   CompiledKernel compile(const CompileRequest& request) override {
-    if (request.kernel_name_expression.empty()) {
+    if (request.kernel_name_expressions.empty()) {
       throw Error(ErrorCode::kUsage, "compile: no kernel name expression");
     }
     CompiledKernel result;
@@ -79,8 +86,9 @@ class NvrtcCompiler : public Compiler {
     check(nvrtcCreateProgram(program.get(), request.source.c_str(), source_name.c_str(), 0, nullptr,
                              nullptr),
           "nvrtcCreateProgram");
-    check(nvrtcAddNameExpression(*program, request.kernel_name_expression.c_str()),
-          "nvrtcAddNameExpression");
+    for (const std::string& name : request.kernel_name_expressions) {
+      check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");
+    }
 
     std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "--std=c++17",
                                         "--ptxas-options=-v"};
@@ -101,15 +109,16 @@ class NvrtcCompiler : public Compiler {
       return result;
     }
 
-    const char* lowered = nullptr;
-    if (nvrtcGetLoweredName(*program, request.kernel_name_expression.c_str(), &lowered) !=
-            NVRTC_SUCCESS ||
-        lowered == nullptr) {
-      result.log += "\nno kernel named '" + request.kernel_name_expression + "' in the source";
-      result.compile_ms = elapsed_ms(start);
-      return result;
+    for (const std::string& name : request.kernel_name_expressions) {
+      const char* lowered = nullptr;
+      if (nvrtcGetLoweredName(*program, name.c_str(), &lowered) != NVRTC_SUCCESS ||
+          lowered == nullptr) {
+        result.log += "\nno kernel named '" + name + "' in the source";
+        result.compile_ms = elapsed_ms(start);
+        return result;
+      }
+      result.lowered_names.push_back(lowered);
     }
-    result.lowered_name = lowered;
 
     size_t cubin_size = 0;
     const nvrtcResult sized = nvrtcGetCUBINSize(*program, &cubin_size);
@@ -122,7 +131,7 @@ class NvrtcCompiler : public Compiler {
     }
     result.image.resize(cubin_size);
     check(nvrtcGetCUBIN(*program, result.image.data()), "nvrtcGetCUBIN");
-    parse_resources(result.log, result.lowered_name, &result);
+    parse_resources(result.log, result.lowered_names, &result);
     result.ok = true;
     result.compile_ms = elapsed_ms(start);
     return result;

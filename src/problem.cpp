@@ -1,5 +1,6 @@
 #include "gputune/problem.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -39,13 +40,39 @@ std::string number_text(double v) {
 
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// "transpose<TILE, PAD>" with the config's parameter values: "transpose<32, 1>".
+std::string substitute_parameters(const std::string& name, const SearchSpace& space,
+                                  const std::vector<Value>& values) {
+  const size_t angle = name.find('<');
+  std::string out = name.substr(0, angle);
+  if (angle == std::string::npos) return out;
+  for (size_t i = angle; i < name.size();) {
+    if (!is_identifier_char(name[i])) {
+      out += name[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < name.size() && is_identifier_char(name[end])) ++end;
+    const std::string word = name.substr(i, end - i);
+    const int d = space.dimension_index(word);
+    const bool is_parameter = d >= 0 && !space.dimensions()[d].is_transform;
+    out += is_parameter ? values[d].text() : word;
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 struct Problem::Impl {
+  struct LaunchExpressions {
+    std::vector<Expression> block, grid;
+    std::optional<Expression> shared_bytes;
+    std::optional<Expression> when;
+  };
   Scope scope;                 // problem values and the numeric dimensions' current values
   std::vector<double*> slots;  // per dimension; null for symbol-valued ones
-  std::vector<Expression> block, grid;
-  std::optional<Expression> shared_bytes;
+  std::vector<LaunchExpressions> launches;  // parallel to Spec::launches
   std::vector<std::pair<size_t, Expression>> scalars;  // argument index, value
   std::vector<std::pair<size_t, Expression>> counts;   // argument index, element count
   std::optional<Expression> bytes, flops;
@@ -138,18 +165,25 @@ Problem::Problem(Spec spec) : spec_(std::move(spec)), impl_(std::make_unique<Imp
     }
   }
 
-  for (size_t i = 0; i < spec_.block.size(); ++i) {
-    impl_->block.push_back(compile(spec_.block[i], scope, "block[" + std::to_string(i) + "]"));
+  if (spec_.launches.empty()) {
+    throw Error(ErrorCode::kSpec, spec_.path + ": the spec has no launch");
   }
-  for (size_t i = 0; i < spec_.grid.size(); ++i) {
-    impl_->grid.push_back(compile(spec_.grid[i], scope, "grid[" + std::to_string(i) + "]"));
-  }
-  if (spec_.block.empty() || spec_.block.size() > 3 || spec_.grid.empty() ||
-      spec_.grid.size() > 3) {
-    throw Error(ErrorCode::kSpec, spec_.path + ": block and grid need 1 to 3 dimensions each");
-  }
-  if (spec_.dynamic_shared_bytes) {
-    impl_->shared_bytes = compile(*spec_.dynamic_shared_bytes, scope, "shared_bytes");
+  for (const LaunchSpec& launch : spec_.launches) {
+    if (launch.block.empty() || launch.block.size() > 3 || launch.grid.empty() ||
+        launch.grid.size() > 3) {
+      fail(launch.where, "block and grid need 1 to 3 dimensions each");
+    }
+    Impl::LaunchExpressions& out = impl_->launches.emplace_back();
+    for (size_t i = 0; i < launch.block.size(); ++i) {
+      out.block.push_back(compile(launch.block[i], scope, "block[" + std::to_string(i) + "]"));
+    }
+    for (size_t i = 0; i < launch.grid.size(); ++i) {
+      out.grid.push_back(compile(launch.grid[i], scope, "grid[" + std::to_string(i) + "]"));
+    }
+    if (launch.dynamic_shared_bytes) {
+      out.shared_bytes = compile(*launch.dynamic_shared_bytes, scope, "shared_bytes");
+    }
+    if (launch.when) out.when = compile(*launch.when, scope, "when");
   }
   for (size_t a = 0; a < spec_.arguments.size(); ++a) {
     const ArgumentSpec& arg = spec_.arguments[a];
@@ -200,25 +234,6 @@ Variant Problem::variant(uint64_t index) const {
   v.config = space_->json(index);
   const std::string config = space_->describe(index);
 
-  const std::string& name = spec_.kernel_name.text;
-  const size_t angle = name.find('<');
-  v.kernel_name_expression = name.substr(0, angle);
-  if (angle != std::string::npos) {
-    for (size_t i = angle; i < name.size();) {
-      if (!is_identifier_char(name[i])) {
-        v.kernel_name_expression += name[i++];
-        continue;
-      }
-      size_t end = i;
-      while (end < name.size() && is_identifier_char(name[end])) ++end;
-      const std::string word = name.substr(i, end - i);
-      const int d = space_->dimension_index(word);
-      const bool is_parameter = d >= 0 && !dimensions[d].is_transform;
-      v.kernel_name_expression += is_parameter ? values[d].text() : word;
-      i = end;
-    }
-  }
-
   if (spec_.parameters_as_macros) {
     for (size_t d = 0; d < dimensions.size(); ++d) {
       if (!dimensions[d].is_transform) {
@@ -258,17 +273,36 @@ Variant Problem::variant(uint64_t index) const {
     }
     return static_cast<uint32_t>(std::llround(value));
   };
-  for (size_t i = 0; i < impl_->block.size(); ++i) {
-    v.block[i] =
-        launch_value(impl_->block[i], spec_.block[i], "block[" + std::to_string(i) + "]", false);
+  for (size_t l = 0; l < spec_.launches.size(); ++l) {
+    const LaunchSpec& spec = spec_.launches[l];
+    const Impl::LaunchExpressions& expressions = impl_->launches[l];
+    if (expressions.when && expressions.when->evaluate() == 0) continue;
+    Launch launch;
+    const std::string name = substitute_parameters(spec.kernel_name.text, *space_, values);
+    auto known = std::find(v.kernel_name_expressions.begin(), v.kernel_name_expressions.end(),
+                           name);
+    launch.kernel = static_cast<size_t>(known - v.kernel_name_expressions.begin());
+    if (known == v.kernel_name_expressions.end()) v.kernel_name_expressions.push_back(name);
+    launch.arguments = spec.arguments;
+    for (size_t i = 0; i < expressions.block.size(); ++i) {
+      launch.block[i] = launch_value(expressions.block[i], spec.block[i],
+                                     "block[" + std::to_string(i) + "]", false);
+    }
+    for (size_t i = 0; i < expressions.grid.size(); ++i) {
+      launch.grid[i] = launch_value(expressions.grid[i], spec.grid[i],
+                                    "grid[" + std::to_string(i) + "]", false);
+    }
+    if (expressions.shared_bytes) {
+      launch.dynamic_shared_bytes = launch_value(*expressions.shared_bytes,
+                                                 *spec.dynamic_shared_bytes, "shared_bytes", true);
+    }
+    v.launches.push_back(std::move(launch));
   }
-  for (size_t i = 0; i < impl_->grid.size(); ++i) {
-    v.grid[i] =
-        launch_value(impl_->grid[i], spec_.grid[i], "grid[" + std::to_string(i) + "]", false);
-  }
-  if (impl_->shared_bytes) {
-    v.dynamic_shared_bytes =
-        launch_value(*impl_->shared_bytes, *spec_.dynamic_shared_bytes, "shared_bytes", true);
+  if (v.launches.empty()) {
+    fail(spec_.launches_where, "no launch's condition (when) holds for " +
+                                   (config.empty() ? "the only config" : "config " + config) +
+                                   "; expected every config to launch at least one kernel "
+                                   "(add a constraint to leave such configs out)");
   }
   for (const auto& [a, expr] : impl_->scalars) {
     const ArgumentSpec& arg = spec_.arguments[a];

@@ -165,7 +165,7 @@ class ReplayCompiler : public Compiler {
   CompiledKernel compile(const CompileRequest& request) override {
     CompiledKernel kernel;
     kernel.ok = true;
-    kernel.lowered_name = request.kernel_name_expression;
+    kernel.lowered_names = request.kernel_name_expressions;
     return kernel;
   }
 };

@@ -152,7 +152,7 @@ CompileRequest compile_request(const Problem& problem, const Variant& variant,
   // #line keeps compiler messages pointing at the user's file, whatever the prelude adds.
   request.source = variant.prelude + "\n#line 1 \"" + request.source_name + "\"\n" +
                    problem.spec().kernel_source;
-  request.kernel_name_expression = variant.kernel_name_expression;
+  request.kernel_name_expressions = variant.kernel_name_expressions;
   request.options = variant.compile_options;
   request.arch = arch;
   return request;

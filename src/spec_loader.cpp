@@ -130,6 +130,31 @@ std::vector<std::string> global_functions(const std::string& source) {
   return names;
 }
 
+// The text of a source and of the headers it includes with quotes, recursively, where they are
+// found beside the file that includes them (as NVRTC finds them with --include-path): a kernel
+// file may launch kernels that a header it includes defines.
+std::string with_local_includes(const std::string& source, const fs::path& folder,
+                                std::set<std::string>* seen) {
+  std::string out = source;
+  std::istringstream lines(source);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos || line[hash] != '#') continue;
+    const size_t include = line.find("include", hash);
+    const size_t open = line.find('"', hash);
+    const size_t close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (include == std::string::npos || close == std::string::npos || include > open) continue;
+    const fs::path header = (folder / line.substr(open + 1, close - open - 1)).lexically_normal();
+    if (!seen->insert(header.string()).second) continue;
+    std::ifstream in(header, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream text;
+    text << in.rdbuf();
+    out += "\n" + with_local_includes(text.str(), header.parent_path(), seen);
+  }
+  return out;
+}
+
 struct NumberOrSymbol {
   bool ok = false;
   Value value;
@@ -188,11 +213,16 @@ class Loader {
 
   void define_name(const std::string& name, const YAML::Node& node, const std::string& kind);
 
-  void read_kernel(const YAML::Node& node, Spec* spec);
+  void read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec);
+  ExprText kernel_name_of(const YAML::Node& name, const Spec& spec,
+                          const std::string& source) const;
   void read_problem(const YAML::Node& node, Spec* spec);
   void read_parameters(const YAML::Node& node, bool transforms, Spec* spec);
   void read_arguments(const YAML::Node& node, Spec* spec);
   void read_launch(const YAML::Node& node, Spec* spec);
+  void read_launches(const YAML::Node& node, Spec* spec);
+  void read_launch_geometry(const YAML::Node& node, const std::string& context,
+                            LaunchSpec* launch);
   void read_constraints(const YAML::Node& node, Spec* spec);
   void read_baseline(const YAML::Node& node, Spec* spec);
   void read_check(const YAML::Node& node, Spec* spec);
@@ -208,6 +238,7 @@ class Loader {
   std::vector<std::string> numeric_dimensions_;
   std::vector<std::string> symbol_dimensions_;
   std::vector<std::pair<std::string, SourceLocation>> defined_;
+  std::string kernel_source_text_;  // the kernel source as the spec names it
 };
 
 void Loader::check_keys(const YAML::Node& map, const std::vector<std::string>& known,
@@ -368,29 +399,11 @@ void Loader::define_name(const std::string& name, const YAML::Node& node, const 
   defined_.push_back({name, where(node)});
 }
 
-void Loader::read_kernel(const YAML::Node& node, Spec* spec) {
-  require_map(node, "kernel");
-  check_keys(node, {"source", "name", "options", "macros"}, "kernel");
-  const YAML::Node source = node["source"];
-  if (!source) fail(node, "kernel has no 'source'; expected the path of a .cu file");
-  const YAML::Node name = node["name"];
-  if (!name) fail(node, "kernel has no 'name'; expected the kernel's function name");
-
-  const std::string relative = string_of(source, "kernel source");
-  fs::path kernel_path(relative);
-  if (kernel_path.is_relative()) kernel_path = fs::path(path_).parent_path() / kernel_path;
-  spec->kernel_path = kernel_path.lexically_normal().string();
-  std::ifstream in(spec->kernel_path, std::ios::binary);
-  if (!in) {
-    fail(source, "cannot read kernel source '" + relative + "' (looked for " + spec->kernel_path +
-                     "); expected a path relative to the spec file");
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  spec->kernel_source = contents.str();
-
-  spec->kernel_name = {string_of(name, "kernel name"), where(name)};
-  const std::string& text = spec->kernel_name.text;
+// A kernel name or name expression, checked against the source's __global__ functions.
+ExprText Loader::kernel_name_of(const YAML::Node& name, const Spec& spec,
+                                const std::string& source) const {
+  ExprText kernel_name{string_of(name, "kernel name"), where(name)};
+  const std::string& text = kernel_name.text;
   const size_t angle = text.find('<');
   const std::string base = trim(text.substr(0, angle));
   if (angle != std::string::npos && trim(text).back() != '>') {
@@ -405,12 +418,42 @@ void Loader::read_kernel(const YAML::Node& node, Spec* spec) {
                    "' does not start with an identifier; expected a name "
                    "such as transpose or transpose<TILE>");
   }
-  const std::vector<std::string> globals = global_functions(spec->kernel_source);
+  std::set<std::string> seen{spec.kernel_path};
+  const std::vector<std::string> globals = global_functions(with_local_includes(
+      spec.kernel_source, fs::path(spec.kernel_path).parent_path(), &seen));
   if (std::find(globals.begin(), globals.end(), last) == globals.end()) {
-    fail(name, "kernel '" + last + "' is not a __global__ function of " + relative +
+    fail(name, "kernel '" + last + "' is not a __global__ function of " + source +
                    suggestion(last, globals) +
                    "; expected one of: " + (globals.empty() ? "(none found)" : join(globals)));
   }
+  return kernel_name;
+}
+
+void Loader::read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec) {
+  require_map(node, "kernel");
+  check_keys(node, {"source", "name", "options", "macros"}, "kernel");
+  const YAML::Node source = node["source"];
+  if (!source) fail(node, "kernel has no 'source'; expected the path of a .cu file");
+  const YAML::Node name = node["name"];
+  if (!name && !multi_launch) {
+    fail(node, "kernel has no 'name'; expected the kernel's function name");
+  }
+
+  const std::string relative = string_of(source, "kernel source");
+  fs::path kernel_path(relative);
+  if (kernel_path.is_relative()) kernel_path = fs::path(path_).parent_path() / kernel_path;
+  spec->kernel_path = kernel_path.lexically_normal().string();
+  std::ifstream in(spec->kernel_path, std::ios::binary);
+  if (!in) {
+    fail(source, "cannot read kernel source '" + relative + "' (looked for " + spec->kernel_path +
+                     "); expected a path relative to the spec file");
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  spec->kernel_source = contents.str();
+
+  kernel_source_text_ = relative;
+  if (name) spec->kernel_name = kernel_name_of(name, *spec, relative);
 
   if (const YAML::Node options = node["options"]) {
     require_list(options, "kernel options");
@@ -516,7 +559,8 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
   for (const auto& item : node) {
     require_map(item, "an argument");
     check_keys(item,
-               {"name", "type", "count", "value", "output", "fill", "fill_value", "seed", "range"},
+               {"name", "type", "count", "value", "output", "scratch", "fill", "fill_value", "seed",
+                "range"},
                "an argument");
     ArgumentSpec arg;
     arg.where = where(item);
@@ -563,6 +607,16 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
       }
     }
     has_output = has_output || arg.output;
+    if (const YAML::Node scratch = item["scratch"]) {
+      arg.scratch = boolean_of(scratch, what + " scratch");
+      if (arg.scratch && !arg.is_buffer) {
+        fail(scratch, what + " is a scalar and cannot be scratch; expected count for a buffer");
+      }
+      if (arg.scratch && arg.output) {
+        fail(scratch, what + " is both an output and scratch; expected one of them: outputs "
+                             "are checked, scratch buffers only pass data between launches");
+      }
+    }
 
     const YAML::Node fill = item["fill"], fill_value = item["fill_value"], seed = item["seed"],
                      range = item["range"];
@@ -573,8 +627,9 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
         fail(key_node(item, key),
              what + " is a scalar; '" + key + "' applies to input buffers only");
       }
-      if (arg.output) {
-        fail(key_node(item, key), what + " is an output, which gets no fill; '" + key +
+      if (arg.output || arg.scratch) {
+        fail(key_node(item, key), what + " is " + (arg.output ? "an output" : "scratch") +
+                                      ", which gets no fill; '" + key +
                                       "' applies to input buffers only");
       }
     }
@@ -638,16 +693,15 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
   }
 }
 
-void Loader::read_launch(const YAML::Node& node, Spec* spec) {
-  require_map(node, "launch");
-  check_keys(node, {"block", "grid", "shared_bytes"}, "launch");
+void Loader::read_launch_geometry(const YAML::Node& node, const std::string& context,
+                                  LaunchSpec* launch) {
   for (const char* key : {"block", "grid"}) {
     const YAML::Node dims = node[key];
     if (!dims)
-      fail(node, std::string("launch has no '") + key + "'; expected " + key +
+      fail(node, context + " has no '" + key + "'; expected " + key +
                      ": [x] or [x, y] or [x, y, z]");
-    std::vector<ExprText>& out = std::string(key) == "block" ? spec->block : spec->grid;
-    const std::string what = std::string("launch ") + key;
+    std::vector<ExprText>& out = std::string(key) == "block" ? launch->block : launch->grid;
+    const std::string what = context + " " + key;
     if (dims.IsScalar()) {
       out.push_back(expression_of(dims, what));
     } else {
@@ -667,9 +721,86 @@ void Loader::read_launch(const YAML::Node& node, Spec* spec) {
     }
   }
   if (const YAML::Node shared = node["shared_bytes"]) {
-    spec->dynamic_shared_bytes = expression_of(shared, "launch shared_bytes");
-    check_expression(*spec->dynamic_shared_bytes, Visible::kProblemAndParameters,
-                     "launch shared_bytes");
+    launch->dynamic_shared_bytes = expression_of(shared, context + " shared_bytes");
+    check_expression(*launch->dynamic_shared_bytes, Visible::kProblemAndParameters,
+                     context + " shared_bytes");
+  }
+}
+
+void Loader::read_launch(const YAML::Node& node, Spec* spec) {
+  require_map(node, "launch");
+  check_keys(node, {"block", "grid", "shared_bytes"}, "launch");
+  LaunchSpec launch;
+  launch.kernel_name = spec->kernel_name;
+  launch.where = where(node);
+  for (size_t a = 0; a < spec->arguments.size(); ++a) launch.arguments.push_back(a);
+  read_launch_geometry(node, "launch", &launch);
+  spec->launches.push_back(std::move(launch));
+}
+
+void Loader::read_launches(const YAML::Node& node, Spec* spec) {
+  require_list(node, "launches");
+  if (node.size() == 0) {
+    fail(node, "launches is empty; expected one or more launches, each with kernel, block "
+               "and grid");
+  }
+  std::vector<std::string> argument_names;
+  for (const ArgumentSpec& argument : spec->arguments) argument_names.push_back(argument.name);
+  std::vector<bool> used(spec->arguments.size(), false);
+  std::vector<std::string> kernel_names;
+  for (size_t l = 0; l < node.size(); ++l) {
+    const YAML::Node item = node[l];
+    const std::string context = "launch " + std::to_string(l + 1);
+    require_map(item, context);
+    check_keys(item, {"kernel", "arguments", "block", "grid", "shared_bytes", "when"}, context);
+    LaunchSpec launch;
+    launch.where = where(item);
+    if (const YAML::Node kernel = item["kernel"]) {
+      launch.kernel_name = kernel_name_of(kernel, *spec, kernel_source_text_);
+    } else if (!spec->kernel_name.text.empty()) {
+      launch.kernel_name = spec->kernel_name;
+    } else {
+      fail(item, context + " has no 'kernel' and the spec's kernel has no name; expected "
+                           "kernel: <function name or name expression>");
+    }
+    if (const YAML::Node arguments = item["arguments"]) {
+      require_list(arguments, context + " arguments");
+      for (const auto& argument : arguments) {
+        const std::string name = string_of(argument, "an argument of " + context);
+        const auto it = std::find(argument_names.begin(), argument_names.end(), name);
+        if (it == argument_names.end()) {
+          fail(argument, context + " passes '" + name + "', which is not an argument" +
+                             suggestion(name, argument_names) +
+                             "; expected one of: " + join(argument_names));
+        }
+        launch.arguments.push_back(static_cast<size_t>(it - argument_names.begin()));
+      }
+    } else {
+      for (size_t a = 0; a < spec->arguments.size(); ++a) launch.arguments.push_back(a);
+    }
+    for (size_t a : launch.arguments) used[a] = true;
+    if (const YAML::Node when = item["when"]) {
+      launch.when = expression_of(when, context + " when");
+      check_expression(*launch.when, Visible::kProblemAndParameters, context + " when");
+    }
+    read_launch_geometry(item, context, &launch);
+    if (std::find(kernel_names.begin(), kernel_names.end(), launch.kernel_name.text) ==
+        kernel_names.end()) {
+      kernel_names.push_back(launch.kernel_name.text);
+    }
+    spec->launches.push_back(std::move(launch));
+  }
+  for (size_t a = 0; a < used.size(); ++a) {
+    if (!used[a]) {
+      fail(spec->arguments[a].where, "argument '" + spec->arguments[a].name +
+                                         "' is passed to no launch; expected every argument "
+                                         "in some launch's arguments");
+    }
+  }
+  if (spec->kernel_name.text.empty()) {
+    spec->kernel_name.text = kernel_names.front();
+    for (size_t k = 1; k < kernel_names.size(); ++k) spec->kernel_name.text += " + " + kernel_names[k];
+    spec->kernel_name.where = where(node);
   }
 }
 
@@ -794,25 +925,38 @@ Spec Loader::load() {
          "the spec is empty; expected a map with "
          "kernel, arguments, launch and parameters");
   require_map(root, "the spec");
-  const std::vector<std::string> keys = {"description", "kernel",     "problem",    "arguments",
-                                         "launch",      "parameters", "transforms", "constraints",
-                                         "baseline",    "check",      "metrics",    "search"};
+  const std::vector<std::string> keys = {
+      "description", "kernel",      "problem",  "arguments", "launch",  "launches", "parameters",
+      "transforms",  "constraints", "baseline", "check",     "metrics", "search"};
   check_keys(root, keys, "the spec");
-  for (const char* required : {"kernel", "arguments", "launch"}) {
+  for (const char* required : {"kernel", "arguments"}) {
     if (!root[required]) {
       fail(root, std::string("the spec has no '") + required + "'; expected keys " +
                      "kernel, arguments and launch at least");
     }
   }
+  const bool multi_launch = static_cast<bool>(root["launches"]);
+  if (multi_launch == static_cast<bool>(root["launch"])) {
+    fail(multi_launch ? key_node(root, "launches") : root,
+         multi_launch ? "the spec has both 'launch' and 'launches'; expected launch (one "
+                        "kernel launch) or launches (a sequence), not both"
+                      : "the spec has no 'launch'; expected launch: {block, grid} or a list "
+                        "under launches:");
+  }
   if (const YAML::Node description = root["description"]) {
     if (!description.IsNull()) spec.description = string_of(description, "description");
   }
-  read_kernel(root["kernel"], &spec);
+  read_kernel(root["kernel"], multi_launch, &spec);
   read_problem(root["problem"], &spec);
   read_parameters(root["parameters"], false, &spec);
   read_parameters(root["transforms"], true, &spec);
   read_arguments(root["arguments"], &spec);
-  read_launch(root["launch"], &spec);
+  spec.launches_where = where(key_node(root, multi_launch ? "launches" : "launch"));
+  if (multi_launch) {
+    read_launches(root["launches"], &spec);
+  } else {
+    read_launch(root["launch"], &spec);
+  }
   spec.constraints_where = where(root["constraints"] ? key_node(root, "constraints") : root);
   read_constraints(root["constraints"], &spec);
   spec.baseline_where = root["baseline"] ? where(key_node(root, "baseline")) : SourceLocation{};

@@ -8,7 +8,8 @@ namespace gputune {
 struct CompileRequest {
   std::string source;                  // prelude + kernel source
   std::string source_name;             // file name shown in compiler messages
-  std::string kernel_name_expression;  // "transpose" or "transpose<32, 1>"
+  // The kernels to look up in the module: "transpose" or "transpose<32, 1>"; at least one.
+  std::vector<std::string> kernel_name_expressions;
   std::vector<std::string> options;    // NVRTC options besides the architecture
   std::string arch = "sm_90";
 };
@@ -17,8 +18,10 @@ struct CompiledKernel {
   bool ok = false;
   std::string log;           // compiler output, errors and warnings
   std::string image;         // cubin
-  std::string lowered_name;  // the symbol to look up in the module
-  int registers = 0, shared_bytes = 0, spill_bytes = 0;  // from ptxas
+  std::vector<std::string> lowered_names;  // the symbols, parallel to the name expressions
+  // From ptxas; with several kernels the most registers and shared memory any of them uses,
+  // and the spills of all of them.
+  int registers = 0, shared_bytes = 0, spill_bytes = 0;
   double compile_ms = 0;
   bool cached = false;  // from the module cache: compile_ms is the original compilation's
 };

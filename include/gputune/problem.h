@@ -11,15 +11,23 @@
 
 namespace gputune {
 
-// Everything needed to compile and launch one config.
+// One kernel launch of a variant, at its resolved sizes.
+struct Launch {
+  size_t kernel = 0;               // index into Variant::kernel_name_expressions
+  std::vector<size_t> arguments;   // indices into Spec::arguments, in the kernel's order
+  std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
+  uint32_t dynamic_shared_bytes = 0;
+};
+
+// Everything needed to compile and launch one config: one module, one or more launches.
 struct Variant {
   uint64_t index = 0;
   std::string config;                        // JSON object of the values
-  std::string kernel_name_expression;        // with template arguments substituted
+  // The kernels the launches use, each once, with template arguments substituted.
+  std::vector<std::string> kernel_name_expressions;
   std::vector<std::string> compile_options;  // -DNAME=value, --maxrregcount=..., ...
   std::string prelude;                       // source placed before the kernel (transforms)
-  std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
-  uint32_t dynamic_shared_bytes = 0;
+  std::vector<Launch> launches;              // in order: those whose condition holds
   std::vector<double> scalar_arguments;      // value of each scalar argument, in spec order
 };
 

@@ -46,6 +46,9 @@ struct ArgumentSpec {
   ExprText count;             // buffers: element count, an expression of problem values
   ExprText value;             // scalars: an expression of problem values and parameters
   bool output = false;        // outputs are poisoned before a checked run and compared
+  // Scratch buffers hold what one launch passes to the next (a multi-launch spec's
+  // intermediates): poisoned before a checked run like outputs, but neither filled nor compared.
+  bool scratch = false;
   Fill fill = Fill::kRandom;  // inputs only
   double fill_value = 0;      // kConstant
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
@@ -54,6 +57,17 @@ struct ArgumentSpec {
   // Outputs only: the expected contents (count * size_of(type) bytes). When set, variants (the
   // baseline included) are checked against it instead of against the baseline's output.
   SharedBytes reference;
+};
+
+// One kernel launch of a variant. A spec has one (`launch:`) or a sequence (`launches:`), run in
+// order and timed together; a launch whose `when` is 0 for a config is left out of it.
+struct LaunchSpec {
+  ExprText kernel_name;            // a name or a name expression: "transpose<TILE, PAD>"
+  std::vector<size_t> arguments;   // indices into Spec::arguments, in the kernel's order
+  std::vector<ExprText> block, grid;                // 1 to 3 each
+  std::optional<ExprText> dynamic_shared_bytes;
+  std::optional<ExprText> when;    // of problem values and parameters; absent: always
+  SourceLocation where;
 };
 
 // A kernel parameter (macro or template argument) or a generic transformation.
@@ -82,13 +96,15 @@ struct Spec {
   std::string description;
   std::string kernel_path;       // resolved relative to the spec file
   std::string kernel_source;     // the kernel file's contents
-  ExprText kernel_name;          // a name or a name expression: "transpose<TILE, PAD>"
+  // `kernel: name`, or for a multi-launch spec without one, its kernels' names joined by " + ".
+  // What identifies the kernel among workloads; each launch names what it launches.
+  ExprText kernel_name;
   bool parameters_as_macros = true;  // each parameter also becomes -DNAME=value
 
   std::vector<std::pair<std::string, ExprText>> problem;  // in file order, --set applied
-  std::vector<ArgumentSpec> arguments;                     // in kernel order
-  std::vector<ExprText> block, grid;                       // 1 to 3 each
-  std::optional<ExprText> dynamic_shared_bytes;
+  std::vector<ArgumentSpec> arguments;   // a single launch's order; launches pick by name
+  std::vector<LaunchSpec> launches;                          // at least one
+  SourceLocation launches_where;
   std::vector<ParameterSpec> parameters;                   // in file order
   std::vector<ParameterSpec> transforms;
   std::vector<ExprText> constraints;

@@ -200,6 +200,44 @@ TEST_F(GpuRunnerTest, GivenDataAndReferenceAreUsed) {
   EXPECT_THROW(make_gpu_runner(Problem(spec), 0, timing_), Error);
 }
 
+const char kChainSpec[] = R"(
+description: out = 4 * in in two launches through a scratch buffer
+kernel: {source: kernels/chain.cu}
+problem: {n: 100003}
+arguments:
+  - {name: out, type: float32, count: n, output: true}
+  - {name: in,  type: float32, count: n, fill: random, seed: 7, range: [-1, 1]}
+  - {name: tmp, type: float32, count: n, scratch: true}
+  - {name: n,   type: int32,   value: n}
+  - {name: factor, type: float32, value: 2}
+launches:
+  - {kernel: "scale<SKIP>", arguments: [tmp, in, n, factor], block: [256], grid: [ceil(n / 256)]}
+  - {kernel: "scale<0>", arguments: [out, tmp, n, factor], block: [THREADS],
+     grid: [ceil(n / THREADS)]}
+parameters: {SKIP: [0, 1], THREADS: [128, 2048]}
+check: {rtol: 0, atol: 0}
+)";
+
+// Launches run in order on the same buffers and are timed together; a scratch buffer is
+// poisoned before each check, so a launch that leaves part of it unwritten cannot pass on what
+// an earlier variant wrote there.
+TEST_F(GpuRunnerTest, MultiLaunchVariantsRunInOrderAndScratchIsPoisoned) {
+  Problem problem(parse_spec(kChainSpec, test::source_dir() + "/tests/gpu/chain.yaml"));
+  auto runner = make_gpu_runner(problem, 0, timing_);
+  const Measurement baseline = runner->set_reference(candidate(problem, "SKIP=0 THREADS=128"));
+  ASSERT_EQ(baseline.status, Status::kOk) << baseline.message;
+  EXPECT_FALSE(baseline.samples_ms.empty());
+  const auto results = runner->run({candidate(problem, "SKIP=0 THREADS=128"),
+                                    candidate(problem, "SKIP=1 THREADS=128"),
+                                    candidate(problem, "SKIP=0 THREADS=2048")});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, Status::kOk) << results[0].message;
+  EXPECT_EQ(results[1].status, Status::kWrongAnswer) << results[1].message;
+  EXPECT_NE(results[1].message.find("1 of 100003"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[2].status, Status::kResourceExceeded) << results[2].message;
+  EXPECT_NE(results[2].message.find("launch 2"), std::string::npos) << results[2].message;
+}
+
 TEST_F(GpuRunnerTest, TooLargeBlockIsResourceExceeded) {
   auto problem = faulty_problem();
   auto runner = make_gpu_runner(*problem, 0, timing_);

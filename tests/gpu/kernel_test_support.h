@@ -111,15 +111,18 @@ class KernelHarness {
     if (!kernel.ok) throw std::runtime_error("compile " + v.config + ":\n" + kernel.log);
     cuda::Module module;
     cuda::check(cuda::Module::load(kernel.image, &module), "cuModuleLoadData");
-    CUfunction function;
-    cuda::check(module.function(kernel.lowered_name, &function), "cuModuleGetFunction");
+    std::vector<CUfunction> functions;
+    for (const std::string& name : kernel.lowered_names) {
+      functions.emplace_back();
+      cuda::check(module.function(name, &functions.back()), "cuModuleGetFunction");
+    }
 
     const auto shapes = problem_.buffers();
     std::vector<cuda::DeviceBuffer> buffers;
     for (const auto& shape : shapes) {
       buffers.emplace_back(shape.count * size_of(shape.type));
       const auto& arg = argument(shape.name);
-      if (arg.output) {
+      if (arg.output || arg.scratch) {
         buffers.back().fill_bytes(0xFF);
       } else if (auto it = inputs.find(shape.name); it != inputs.end()) {
         if (it->second.size() != buffers.back().bytes()) {
@@ -132,7 +135,6 @@ class KernelHarness {
     }
     // One 8-byte slot per kernel parameter, in spec order.
     std::vector<uint64_t> slots(problem_.spec().arguments.size());
-    std::vector<void*> params;
     size_t b = 0, s = 0;
     for (size_t i = 0; i < problem_.spec().arguments.size(); ++i) {
       const ArgumentSpec& arg = problem_.spec().arguments[i];
@@ -151,13 +153,16 @@ class KernelHarness {
           default: throw std::runtime_error("unsupported scalar type for " + arg.name);
         }
       }
-      params.push_back(slot);
     }
-    for (int l = 0; l < launches; ++l) {
-      cuda::check(api.cuLaunchKernel(function, v.grid[0], v.grid[1], v.grid[2], v.block[0],
-                                     v.block[1], v.block[2], v.dynamic_shared_bytes, nullptr,
-                                     params.data(), nullptr),
-                  "cuLaunchKernel");
+    for (int repeat = 0; repeat < launches; ++repeat) {
+      for (const Launch& l : v.launches) {
+        std::vector<void*> params;
+        for (size_t a : l.arguments) params.push_back(&slots[a]);
+        cuda::check(api.cuLaunchKernel(functions[l.kernel], l.grid[0], l.grid[1], l.grid[2],
+                                       l.block[0], l.block[1], l.block[2],
+                                       l.dynamic_shared_bytes, nullptr, params.data(), nullptr),
+                    "cuLaunchKernel");
+      }
     }
     cuda::check(api.cuCtxSynchronize(), "kernel execution");
 

@@ -129,7 +129,7 @@ class ScriptedCompiler : public Compiler {
     if (sleep_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
     CompiledKernel kernel;
     kernel.ok = true;
-    kernel.image = "cubin:" + request.arch + ":" + request.kernel_name_expression;
+    kernel.image = "cubin:" + request.arch + ":" + request.kernel_name_expressions.at(0);
     for (const auto& option : request.options) {
       kernel.image += " " + option;
       if (option == "-DFAIL=1") {
@@ -140,7 +140,7 @@ class ScriptedCompiler : public Compiler {
       if (option == "-DTHROW=1") throw Error(ErrorCode::kNvrtc, "nvrtc misuse (scripted)");
     }
     kernel.image += " #" + std::to_string(request.source.size());
-    kernel.lowered_name = request.kernel_name_expression;
+    kernel.lowered_names = request.kernel_name_expressions;
     kernel.registers = 32 + static_cast<int>(request.options.size());
     kernel.shared_bytes = 128;
     kernel.compile_ms = 1;

@@ -25,7 +25,7 @@ class FakeCompiler : public Compiler {
         kernel.log = "kernel.cu(3): error: FAIL was asked for";
       }
     }
-    kernel.lowered_name = request.kernel_name_expression;
+    kernel.lowered_names = request.kernel_name_expressions;
     kernel.registers = 32;
     kernel.compile_ms = 1;
     return kernel;

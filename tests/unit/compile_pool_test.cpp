@@ -21,7 +21,7 @@ CompileRequest request(int i, const std::string& extra = "") {
   CompileRequest r;
   r.source = "__global__ void k() {}  // " + std::to_string(i);
   r.source_name = "k.cu";
-  r.kernel_name_expression = "k";
+  r.kernel_name_expressions = {"k"};
   r.options = {"-DI=" + std::to_string(i)};
   if (!extra.empty()) r.options.push_back(extra);
   r.arch = "sm_90";
@@ -76,7 +76,7 @@ TEST(CompilePool, ParallelResultsEqualSequentialOnes) {
     EXPECT_EQ(kernel.ok, expected.ok) << i;
     EXPECT_EQ(kernel.image, expected.image) << i;
     EXPECT_EQ(kernel.log, expected.log) << i;
-    EXPECT_EQ(kernel.lowered_name, expected.lowered_name) << i;
+    EXPECT_EQ(kernel.lowered_names, expected.lowered_names) << i;
     EXPECT_EQ(kernel.registers, expected.registers) << i;
     EXPECT_FALSE(kernel.cached);
   }
@@ -157,7 +157,7 @@ TEST(ModuleCache, MissThenHitWithTheSameModule) {
   ASSERT_TRUE(hit);
   EXPECT_TRUE(hit->cached);
   EXPECT_EQ(hit->image, kernel.image);
-  EXPECT_EQ(hit->lowered_name, kernel.lowered_name);
+  EXPECT_EQ(hit->lowered_names, kernel.lowered_names);
   EXPECT_EQ(hit->registers, kernel.registers);
   EXPECT_EQ(hit->shared_bytes, kernel.shared_bytes);
   EXPECT_EQ(hit->spill_bytes, 8);

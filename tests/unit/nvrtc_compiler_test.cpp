@@ -10,7 +10,7 @@ CompileRequest request_for(const std::string& source, const std::string& name) {
   CompileRequest request;
   request.source = source;
   request.source_name = "test.cu";
-  request.kernel_name_expression = name;
+  request.kernel_name_expressions = {name};
   request.arch = "sm_90";
   return request;
 }
@@ -29,7 +29,7 @@ TEST(NvrtcCompiler, CompilesExternCKernel) {
                                     "}\n",
                                     "add_one"));
   ASSERT_TRUE(kernel.ok) << kernel.log;
-  EXPECT_EQ(kernel.lowered_name, "add_one");
+  EXPECT_EQ(kernel.lowered_names, (std::vector<std::string>{"add_one"}));
   EXPECT_GT(kernel.registers, 0);
   EXPECT_EQ(kernel.spill_bytes, 0);
   EXPECT_FALSE(kernel.image.empty());
@@ -48,9 +48,34 @@ TEST(NvrtcCompiler, LowersTemplateNameExpressionAndReadsItsSharedMemory) {
                   "template __global__ void tiled<8, 1>(float*);\n",
                   "tiled<16, 1>"));
   ASSERT_TRUE(kernel.ok) << kernel.log;
-  EXPECT_EQ(kernel.lowered_name, "_Z5tiledILi16ELi1EEvPf");
+  EXPECT_EQ(kernel.lowered_names, (std::vector<std::string>{"_Z5tiledILi16ELi1EEvPf"}));
   EXPECT_GT(kernel.registers, 0);
   EXPECT_EQ(kernel.shared_bytes, 16 * 17 * 4);  // this kernel's section, not tiled<8, 1>'s
+}
+
+TEST(NvrtcCompiler, SeveralKernelsInOneModuleReportTheirLargestResources) {
+  auto compiler = make_nvrtc_compiler();
+  auto request = request_for(
+      "template <int N> __global__ void staged(float* a) {\n"
+      "  __shared__ float s[N];\n"
+      "  s[threadIdx.x] = a[threadIdx.x];\n"
+      "  __syncthreads();\n"
+      "  a[threadIdx.x] = s[N - 1 - threadIdx.x];\n"
+      "}\n"
+      "extern \"C\" __global__ void plain(float* a) { a[threadIdx.x] *= 2.0f; }\n"
+      "extern \"C\" __global__ void unused(float* a) { __shared__ float big[4096];"
+      " big[threadIdx.x] = 1; __syncthreads(); a[0] = big[7]; }\n",
+      "plain");
+  request.kernel_name_expressions = {"plain", "staged<256>"};
+  const auto kernel = compiler->compile(request);
+  ASSERT_TRUE(kernel.ok) << kernel.log;
+  EXPECT_EQ(kernel.lowered_names, (std::vector<std::string>{"plain", "_Z6stagedILi256EEvPf"}));
+  EXPECT_EQ(kernel.shared_bytes, 256 * 4);  // staged<256>'s; `unused` is not launched
+
+  request.kernel_name_expressions = {"plain", "missing"};
+  const auto broken = compiler->compile(request);
+  EXPECT_FALSE(broken.ok);
+  EXPECT_NE(broken.log.find("missing"), std::string::npos) << broken.log;
 }
 
 TEST(NvrtcCompiler, MacrosFromOptions) {

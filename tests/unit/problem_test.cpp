@@ -144,7 +144,7 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   EXPECT_EQ(v.index, index);
   EXPECT_EQ(v.config, R"({"TILE":64,"PAD":1,"MERGE":2,"block_order":"diagonal","max_registers":64,)"
                       R"("fast_math":1})");
-  EXPECT_EQ(v.kernel_name_expression, "transpose<64, 1>");
+  EXPECT_EQ(v.kernel_name_expressions, (std::vector<std::string>{"transpose<64, 1>"}));
   // The kernel's folder is on the include path, for "gputune.cuh" and the like.
   const std::string include = "--include-path=" + include_dir();
   EXPECT_EQ(v.compile_options,
@@ -152,28 +152,31 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
                                       "--extra-device-vectorization", include,
                                       "--maxrregcount=64", "--use_fast_math"}));
   EXPECT_NE(v.prelude.find("#define blockIdx"), std::string::npos);
-  EXPECT_EQ(v.block, (std::array<uint32_t, 3>{64, 32, 1}));
-  EXPECT_EQ(v.grid, (std::array<uint32_t, 3>{16, 16, 1}));  // ceil(1000 / 64)
-  EXPECT_EQ(v.dynamic_shared_bytes, 64u * 65 * 4);
+  ASSERT_EQ(v.launches.size(), 1u);
+  EXPECT_EQ(v.launches[0].kernel, 0u);
+  EXPECT_EQ(v.launches[0].arguments, (std::vector<size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(v.launches[0].block, (std::array<uint32_t, 3>{64, 32, 1}));
+  EXPECT_EQ(v.launches[0].grid, (std::array<uint32_t, 3>{16, 16, 1}));  // ceil(1000 / 64)
+  EXPECT_EQ(v.launches[0].dynamic_shared_bytes, 64u * 65 * 4);
   EXPECT_EQ(v.scalar_arguments, (std::vector<double>{1000, 1.0}));
   EXPECT_DOUBLE_EQ(problem.bytes(index), 8e6);
   EXPECT_DOUBLE_EQ(problem.flops(index), 64000);
 
   const Variant first = problem.variant(0);  // TILE=16 PAD=0 MERGE=1 row 0 0
-  EXPECT_EQ(first.kernel_name_expression, "transpose<16, 0>");
+  EXPECT_EQ(first.kernel_name_expressions, (std::vector<std::string>{"transpose<16, 0>"}));
   EXPECT_EQ(first.prelude, "");
   EXPECT_EQ(first.compile_options, (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
                                                              "--extra-device-vectorization",
                                                              include}));
-  EXPECT_EQ(first.grid, (std::array<uint32_t, 3>{63, 63, 1}));
+  EXPECT_EQ(first.launches.at(0).grid, (std::array<uint32_t, 3>{63, 63, 1}));
   EXPECT_EQ(first.scalar_arguments, (std::vector<double>{1000, 0.25}));
 }
 
 TEST_F(ProblemTest, TemplateSubstitutionMatchesWholeIdentifiersOnly) {
   Problem problem(
       spec({{3, "  name: transpose<TILE, PAD, TILE_X, (PAD + TILE)>"}, {18, "  MERGE: [1]"}}));
-  EXPECT_EQ(problem.variant(problem.space().encode({1, 1, 0, 0, 0, 0})).kernel_name_expression,
-            "transpose<32, 1, TILE_X, (1 + 32)>");
+  EXPECT_EQ(problem.variant(problem.space().encode({1, 1, 0, 0, 0, 0})).kernel_name_expressions,
+            (std::vector<std::string>{"transpose<32, 1, TILE_X, (1 + 32)>"}));
 }
 
 TEST_F(ProblemTest, MacrosOff) {
@@ -237,8 +240,8 @@ TEST_F(ProblemTest, NoParameters) {
   EXPECT_EQ(problem.space().size(), 1u);
   EXPECT_EQ(problem.baseline_index(), 0u);
   const Variant v = problem.variant(0);
-  EXPECT_EQ(v.kernel_name_expression, "transpose");
-  EXPECT_EQ(v.grid, (std::array<uint32_t, 3>{3907, 1, 1}));
+  EXPECT_EQ(v.kernel_name_expressions, (std::vector<std::string>{"transpose"}));
+  EXPECT_EQ(v.launches.at(0).grid, (std::array<uint32_t, 3>{3907, 1, 1}));
   EXPECT_EQ(v.config, "{}");
   EXPECT_DOUBLE_EQ(problem.bytes(0), 0);
 }

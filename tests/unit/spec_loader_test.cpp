@@ -130,9 +130,10 @@ TEST_F(SpecLoaderTest, ParsesTheWholeSpec) {
   EXPECT_FALSE(spec.arguments[2].is_buffer);
   EXPECT_EQ(spec.arguments[2].type, ScalarType::kInt32);
   EXPECT_EQ(spec.arguments[2].value.text, "n");
-  ASSERT_EQ(spec.block.size(), 2u);
-  EXPECT_EQ(spec.block[1].text, "TILE / MERGE");
-  EXPECT_EQ(spec.block[1].where.str(), path() + ":10:17");
+  ASSERT_EQ(spec.launches.size(), 1u);
+  ASSERT_EQ(spec.launches[0].block.size(), 2u);
+  EXPECT_EQ(spec.launches[0].block[1].text, "TILE / MERGE");
+  EXPECT_EQ(spec.launches[0].block[1].where.str(), path() + ":10:17");
   ASSERT_EQ(spec.parameters.size(), 3u);
   EXPECT_EQ(spec.parameters[0].name, "TILE");
   EXPECT_EQ(spec.parameters[0].values, (std::vector<Value>{int64_t{16}, int64_t{32}, int64_t{64}}));
@@ -169,7 +170,7 @@ TEST_F(SpecLoaderTest, OptionalSections) {
   EXPECT_EQ(spec.search.seed, 3u);
   EXPECT_EQ(spec.compile_options, (std::vector<std::string>{"--extra-device-vectorization"}));
   EXPECT_FALSE(spec.parameters_as_macros);
-  ASSERT_TRUE(spec.dynamic_shared_bytes);
+  ASSERT_TRUE(spec.launches[0].dynamic_shared_bytes);
 
   lines.back() = "search: {budget: 250}";
   spec = parse(text(lines));
