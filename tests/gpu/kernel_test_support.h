@@ -153,6 +153,12 @@ class KernelHarness {
       }
       params.push_back(slot);
     }
+    // Above the default 48 KB of dynamic shared memory a kernel must opt in (as the runner does).
+    if (v.dynamic_shared_bytes > 48 * 1024) {
+      cuda::check(api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         static_cast<int>(v.dynamic_shared_bytes)),
+                  "cuFuncSetAttribute");
+    }
     for (int l = 0; l < launches; ++l) {
       cuda::check(api.cuLaunchKernel(function, v.grid[0], v.grid[1], v.grid[2], v.block[0],
                                      v.block[1], v.block[2], v.dynamic_shared_bytes, nullptr,
