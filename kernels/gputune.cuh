@@ -21,6 +21,9 @@
 //   gputune::Prefetch<T, N>           a register stage: load the next tile's N values while
 //                                     the current tile is computed, then commit them
 //   gputune::warp_sum / group_sum     butterfly sums over a warp or a power-of-two lane group
+//   gputune::cp_async4/16, cp_async_commit, cp_async_wait<N>
+//                                     global -> shared copies that skip registers (sm_80+),
+//                                     zero-filling what lies beyond a ragged edge
 #pragma once
 
 #define GPUTUNE_PRAGMA(x) _Pragma(#x)
@@ -175,4 +178,33 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
+}  // namespace gputune
+
+// ---------------------------------------------------------------- asynchronous copies
+// cp.async (sm_80+): global -> shared without registers, completing in commit groups.
+//   cp_async4(dst, src, bytes)   4 bytes (bytes 4 or 0: 0 zero-fills dst and reads nothing)
+//   cp_async16(dst, src, bytes)  16 bytes, src and dst 16-byte aligned; bytes 0..16, the rest of
+//                                the 16 zero-filled (ragged edges)
+//   cp_async_commit()            closes the group of copies this thread issued since the last
+//   cp_async_wait<N>()           waits until at most N of this thread's groups are in flight;
+//                                a __syncthreads() after it makes every thread's copies visible
+namespace gputune {
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+__device__ __forceinline__ void cp_async4(void* dst, const void* src, int bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(dst)),
+               "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)),
+               "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
 }  // namespace gputune

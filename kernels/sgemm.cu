@@ -5,17 +5,23 @@
 //   BM, BN    block tile: a block computes BM x BN of C (thread-block merge)
 //   BK        K tile: the depth of the A and B tiles staged in shared memory per step
 //   TM, TN    thread merge in Y and X (register blocking): a thread computes TM x TN of C;
-//             the block has (BM / TM) x (BN / TN) threads
-//   VEC       1 or 4: global loads, shared-memory fragment reads and C stores as float4 (where
-//             the rows are aligned: K % 4 == 0 for A, N % 4 == 0 for B and C; single elements
-//             otherwise); a thread's TM rows are TM / VEC runs of VEC rows spread over the tile
+//             the block has (BM / TM) x (BN / TN) threads. Where both are multiples of 4 the
+//             thread's shared-memory fragments are read as float4 (runs of 4 rows / columns)
+//   WX        warp tiling: a warp's 32 lanes are WX columns x (32 / WX) rows of threads, so a
+//             warp owns a (32 / WX * TM) x (WX * TN) sub-tile of C; a thread's runs of 4 are
+//             4 * WX columns (4 * 32 / WX rows) apart inside it. Small WX: fewer distinct
+//             shared-memory words per warp read
+//   ASYNC     0: global -> registers -> shared (float4 global loads where rows are aligned);
+//             1: cp.async global -> shared with no registers in between (16-byte copies of B
+//             where N % 4 == 0, 4-byte copies of A, which is stored transposed)
+//   STAGES    shared-memory buffers of K tiles. ASYNC 0: 1 = load, barrier, compute, barrier;
+//             2 = the next tile is loaded into registers while this one is computed. ASYNC 1:
+//             2..4 = a ring of cp.async stages, STAGES - 1 tiles in flight during a compute
 //   PAD       extra columns of the transposed A tile (As[k][m]): its transposing stores then
 //             hit different banks
-//   PREFETCH  1: double buffering: the next K tile is loaded into registers while this one is
-//             computed, then stored to the other shared buffer (one barrier per step);
-//             0: load, barrier, compute, barrier
 //   UNROLL    unroll depth of the loop over k inside a tile
-// Launch: block [(BN / TN) * (BM / TM)], grid [ceil(N / BN), ceil(M / BM)].
+// Launch: block [(BN / TN) * (BM / TM)], grid [ceil(N / BN), ceil(M / BM)], dynamic shared
+// memory 4 * STAGES * BK * (BM + PAD + BN) bytes.
 #include "gputune.cuh"
 
 #ifndef BM
@@ -33,34 +39,86 @@
 #ifndef TN
 #define TN 1
 #endif
-#ifndef VEC
-#define VEC 1
+#ifndef WX
+#define WX 32
+#endif
+#ifndef ASYNC
+#define ASYNC 0
+#endif
+#ifndef STAGES
+#define STAGES 1
 #endif
 #ifndef PAD
 #define PAD 0
-#endif
-#ifndef PREFETCH
-#define PREFETCH 0
 #endif
 #ifndef UNROLL
 #define UNROLL 1
 #endif
 
-#define THREADS_X (BN / TN)
 #define THREADS ((BM / TM) * (BN / TN))
-#define STAGES (PREFETCH ? 2 : 1)
-// Vectors of a tile and how many each thread loads (the last round may be partial).
-#define A_VECTORS (BM * BK / VEC)
-#define B_VECTORS (BK * BN / VEC)
+#define FRAG ((TM % 4 == 0 && TN % 4 == 0) ? 4 : 1)
+// Warp tiling: lanes WX x WY, warp tile WM x WN, warps WARPS_N across the block tile.
+#define WY (32 / WX)
+#define WN (WX * TN)
+#define WM (WY * TM)
+#define WARPS_N (BN / WN)
+// Shared tiles: As[k][m] (transposed, rows of BM + PAD), Bs[k][n].
+#define LDA_S (BM + PAD)
+#define A_TILE (BK * LDA_S)
+#define B_TILE (BK * BN)
+
+#if ASYNC
+// ------------------------------------------------------------------ cp.async loads
+// A: element e of the BM x BK tile -> row r, column c, where a warp covers 8 consecutive k of 4
+// rows (32-byte global sectors; with PAD 4 the transposing shared stores hit 32 banks).
+#define A_COPIES (BM * BK / THREADS)
+#define B_COPIES16 (BK * BN / 4 / THREADS)
+#define B_COPIES4 (BK * BN / THREADS)
+
+template <bool B16>
+__device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], const float* __restrict__ A,
+                                           const float* __restrict__ B, int M, int N, int K,
+                                           long long m0, long long n0, long long k0, int tid) {
+#pragma unroll
+  for (int l = 0; l < A_COPIES; ++l) {
+    const int e = tid + l * THREADS;
+    const int rest = e / 8;
+    const int r = rest % BM, c = (rest / BM) * 8 + e % 8;
+    const bool ok = m0 + r < M && k0 + c < K;
+    const float* src = ok ? A + (m0 + r) * K + k0 + c : A;
+    gputune::cp_async4(&As[c][r], src, ok ? 4 : 0);
+  }
+  if (B16) {
+#pragma unroll
+    for (int l = 0; l < B_COPIES16; ++l) {
+      const int e = tid + l * THREADS;
+      const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+      const long long left = k0 + r < K ? N - (n0 + c) : 0;
+      const int bytes = left >= 4 ? 16 : left > 0 ? static_cast<int>(left) * 4 : 0;
+      const float* src = bytes > 0 ? B + (k0 + r) * N + n0 + c : B;
+      gputune::cp_async16(&Bs[r][c], src, bytes);
+    }
+  } else {
+#pragma unroll
+    for (int l = 0; l < B_COPIES4; ++l) {
+      const int e = tid + l * THREADS;
+      const int r = e / BN, c = e % BN;
+      const bool ok = k0 + r < K && n0 + c < N;
+      const float* src = ok ? B + (k0 + r) * N + n0 + c : B;
+      gputune::cp_async4(&Bs[r][c], src, ok ? 4 : 0);
+    }
+  }
+}
+#else
+// ------------------------------------------------------------------ register-staged loads
+#define A_VECTORS (BM * BK / FRAG)
+#define B_VECTORS (BK * BN / FRAG)
 #define A_LOADS ((A_VECTORS + THREADS - 1) / THREADS)
 #define B_LOADS ((B_VECTORS + THREADS - 1) / THREADS)
-// Thread rows: TM / VEC runs of VEC rows, RUN_M apart (likewise columns).
-#define RUN_M (BM / (TM / VEC))
-#define RUN_N (BN / (TN / VEC))
 
 struct Staged {
-  float a[A_LOADS][VEC];
-  float b[B_LOADS][VEC];
+  float a[A_LOADS][FRAG];
+  float b[B_LOADS][FRAG];
 };
 
 __device__ __forceinline__ void load_tiles(Staged& st, const float* __restrict__ A,
@@ -70,64 +128,67 @@ __device__ __forceinline__ void load_tiles(Staged& st, const float* __restrict__
 #pragma unroll
   for (int l = 0; l < A_LOADS; ++l) {
     const int i = tid + l * THREADS;
-    const int r = i / (BK / VEC), c = (i % (BK / VEC)) * VEC;
+    const int r = i / (BK / FRAG), c = (i % (BK / FRAG)) * FRAG;
     if ((A_VECTORS % THREADS == 0 || i < A_VECTORS) && m0 + r < M) {
-      gputune::load_guarded<VEC>(A + (m0 + r) * K, k0 + c, K, a_vec, st.a[l]);
+      gputune::load_guarded<FRAG>(A + (m0 + r) * K, k0 + c, K, a_vec, st.a[l]);
     } else {
 #pragma unroll
-      for (int q = 0; q < VEC; ++q) st.a[l][q] = 0.0f;
+      for (int q = 0; q < FRAG; ++q) st.a[l][q] = 0.0f;
     }
   }
 #pragma unroll
   for (int l = 0; l < B_LOADS; ++l) {
     const int i = tid + l * THREADS;
-    const int r = i / (BN / VEC), c = (i % (BN / VEC)) * VEC;
+    const int r = i / (BN / FRAG), c = (i % (BN / FRAG)) * FRAG;
     if ((B_VECTORS % THREADS == 0 || i < B_VECTORS) && k0 + r < K) {
-      gputune::load_guarded<VEC>(B + (k0 + r) * N, n0 + c, N, b_vec, st.b[l]);
+      gputune::load_guarded<FRAG>(B + (k0 + r) * N, n0 + c, N, b_vec, st.b[l]);
     } else {
 #pragma unroll
-      for (int q = 0; q < VEC; ++q) st.b[l][q] = 0.0f;
+      for (int q = 0; q < FRAG; ++q) st.b[l][q] = 0.0f;
     }
   }
 }
 
-__device__ __forceinline__ void store_tiles(const Staged& st, float (*As)[BM + PAD],
-                                            float (*Bs)[BN], int tid) {
+__device__ __forceinline__ void store_tiles(const Staged& st, float (*As)[LDA_S], float (*Bs)[BN],
+                                            int tid) {
 #pragma unroll
   for (int l = 0; l < A_LOADS; ++l) {
     const int i = tid + l * THREADS;
-    const int r = i / (BK / VEC), c = (i % (BK / VEC)) * VEC;
+    const int r = i / (BK / FRAG), c = (i % (BK / FRAG)) * FRAG;
     if (A_VECTORS % THREADS == 0 || i < A_VECTORS) {
 #pragma unroll
-      for (int q = 0; q < VEC; ++q) As[c + q][r] = st.a[l][q];  // transposed: As[k][m]
+      for (int q = 0; q < FRAG; ++q) As[c + q][r] = st.a[l][q];  // transposed
     }
   }
 #pragma unroll
   for (int l = 0; l < B_LOADS; ++l) {
     const int i = tid + l * THREADS;
-    const int r = i / (BN / VEC), c = (i % (BN / VEC)) * VEC;
-    if (B_VECTORS % THREADS == 0 || i < B_VECTORS) gputune::store_vec<VEC>(Bs[r], c, st.b[l]);
+    const int r = i / (BN / FRAG), c = (i % (BN / FRAG)) * FRAG;
+    if (B_VECTORS % THREADS == 0 || i < B_VECTORS) gputune::store_vec<FRAG>(Bs[r], c, st.b[l]);
   }
 }
+#endif
 
-__device__ __forceinline__ void compute_tile(float (&acc)[TM][TN], const float (*As)[BM + PAD],
-                                             const float (*Bs)[BN], int tx, int ty) {
+// One K tile: per k, the thread's TM values of A and TN values of B from shared memory, then
+// TM x TN fused multiply-adds.
+__device__ __forceinline__ void compute_tile(float (&acc)[TM][TN], const float (*As)[LDA_S],
+                                             const float (*Bs)[BN], int row0, int col0) {
   GPUTUNE_UNROLL(UNROLL)
   for (int k = 0; k < BK; ++k) {
     float a[TM], b[TN];
 #pragma unroll
-    for (int g = 0; g < TM / VEC; ++g) {
-      float v[VEC];
-      gputune::load_vec<VEC>(As[k], g * RUN_M + ty * VEC, v);
+    for (int g = 0; g < TM / FRAG; ++g) {
+      float v[FRAG];
+      gputune::load_vec<FRAG>(As[k], row0 + g * WY * FRAG, v);
 #pragma unroll
-      for (int q = 0; q < VEC; ++q) a[g * VEC + q] = v[q];
+      for (int q = 0; q < FRAG; ++q) a[g * FRAG + q] = v[q];
     }
 #pragma unroll
-    for (int g = 0; g < TN / VEC; ++g) {
-      float v[VEC];
-      gputune::load_vec<VEC>(Bs[k], g * RUN_N + tx * VEC, v);
+    for (int g = 0; g < TN / FRAG; ++g) {
+      float v[FRAG];
+      gputune::load_vec<FRAG>(Bs[k], col0 + g * WX * FRAG, v);
 #pragma unroll
-      for (int q = 0; q < VEC; ++q) b[g * VEC + q] = v[q];
+      for (int q = 0; q < FRAG; ++q) b[g * FRAG + q] = v[q];
     }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
@@ -137,16 +198,56 @@ __device__ __forceinline__ void compute_tile(float (&acc)[TM][TN], const float (
   }
 }
 
+#if ASYNC
+template <bool B16>
+__device__ __forceinline__ void async_loop(float (&acc)[TM][TN], float (*As)[BK][LDA_S],
+                                           float (*Bs)[BK][BN], const float* __restrict__ A,
+                                           const float* __restrict__ B, int M, int N, int K,
+                                           long long m0, long long n0, int tid, int row0,
+                                           int col0) {
+  const int tiles = (K + BK - 1) / BK;
+  // Prologue: STAGES - 1 tiles in flight; one commit group per tile, empty ones included, so
+  // that "at most STAGES - 2 groups pending" always means "tile t has landed".
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < tiles) issue_tile<B16>(As[s], Bs[s], A, B, M, N, K, m0, n0, s * BK, tid);
+    gputune::cp_async_commit();
+  }
+  int slot = 0, next_slot = STAGES - 1;
+#pragma unroll 1
+  for (int t = 0; t < tiles; ++t) {
+    gputune::cp_async_wait<STAGES - 2>();
+    // Every thread's copies of tile t are visible, and every thread is done with tile t - 1,
+    // whose slot the next issue overwrites.
+    __syncthreads();
+    const int next = t + STAGES - 1;
+    if (next < tiles) {
+      issue_tile<B16>(As[next_slot], Bs[next_slot], A, B, M, N, K, m0, n0,
+                      static_cast<long long>(next) * BK, tid);
+    }
+    gputune::cp_async_commit();
+    compute_tile(acc, As[slot], Bs[slot], row0, col0);
+    slot = slot + 1 == STAGES ? 0 : slot + 1;
+    next_slot = next_slot + 1 == STAGES ? 0 : next_slot + 1;
+  }
+}
+#endif
+
 extern "C" __global__ void
     sgemm(float* __restrict__ C, const float* __restrict__ A, const float* __restrict__ B, int M,
           int N, int K) {
-  __shared__ __align__(16) float As[STAGES][BK][BM + PAD];
-  __shared__ __align__(16) float Bs[STAGES][BK][BN];
+  extern __shared__ __align__(16) float smem[];
+  // STAGES tiles As[BK][LDA_S], then STAGES tiles Bs[BK][BN].
+  float(*const As)[BK][LDA_S] = reinterpret_cast<float(*)[BK][LDA_S]>(smem);
+  float(*const Bs)[BK][BN] = reinterpret_cast<float(*)[BK][BN]>(smem + STAGES * A_TILE);
   const int tid = threadIdx.x;
-  const int tx = tid % THREADS_X, ty = tid / THREADS_X;
+  const int lane = tid % 32, warp = tid / 32;
+  // First row / column of this thread's fragments inside the block tile.
+  const int row0 = (warp / WARPS_N) * WM + (lane / WX) * FRAG;
+  const int col0 = (warp % WARPS_N) * WN + (lane % WX) * FRAG;
   const long long m0 = static_cast<long long>(blockIdx.y) * BM;
   const long long n0 = static_cast<long long>(blockIdx.x) * BN;
-  const bool a_vec = K % VEC == 0, b_vec = N % VEC == 0;
+  const bool b_vec = N % FRAG == 0;
 
   float acc[TM][TN];
 #pragma unroll
@@ -155,9 +256,19 @@ extern "C" __global__ void
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
   }
 
-  Staged st;
+#if ASYNC
+  // The main loop is compiled once per B copy width, so that each keeps only its own
+  // addresses in registers.
+  if (N % 4 == 0) {
+    async_loop<true>(acc, As, Bs, A, B, M, N, K, m0, n0, tid, row0, col0);
+  } else {
+    async_loop<false>(acc, As, Bs, A, B, M, N, K, m0, n0, tid, row0, col0);
+  }
+#else
   const int tiles = (K + BK - 1) / BK;
-#if PREFETCH
+  const bool a_vec = K % FRAG == 0;
+  Staged st;
+#if STAGES >= 2
   load_tiles(st, A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec);
   store_tiles(st, As[0], Bs[0], tid);
   __syncthreads();
@@ -165,34 +276,38 @@ extern "C" __global__ void
   for (int t = 0; t < tiles; ++t) {
     const int cur = t & 1;
     // The next tile's loads are in flight while this tile is computed.
-    if (t + 1 < tiles) load_tiles(st, A, B, M, N, K, m0, n0, (t + 1) * BK, tid, a_vec, b_vec);
-    compute_tile(acc, As[cur], Bs[cur], tx, ty);
+    if (t + 1 < tiles) {
+      load_tiles(st, A, B, M, N, K, m0, n0, static_cast<long long>(t + 1) * BK, tid, a_vec,
+                 b_vec);
+    }
+    compute_tile(acc, As[cur], Bs[cur], row0, col0);
     if (t + 1 < tiles) store_tiles(st, As[cur ^ 1], Bs[cur ^ 1], tid);
     __syncthreads();
   }
 #else
 #pragma unroll 1
   for (int t = 0; t < tiles; ++t) {
-    load_tiles(st, A, B, M, N, K, m0, n0, t * BK, tid, a_vec, b_vec);
+    load_tiles(st, A, B, M, N, K, m0, n0, static_cast<long long>(t) * BK, tid, a_vec, b_vec);
     store_tiles(st, As[0], Bs[0], tid);
     __syncthreads();
-    compute_tile(acc, As[0], Bs[0], tx, ty);
+    compute_tile(acc, As[0], Bs[0], row0, col0);
     __syncthreads();
   }
 #endif
+#endif
 
 #pragma unroll
-  for (int gi = 0; gi < TM / VEC; ++gi) {
+  for (int gi = 0; gi < TM / FRAG; ++gi) {
 #pragma unroll
-    for (int qi = 0; qi < VEC; ++qi) {
-      const long long row = m0 + gi * RUN_M + ty * VEC + qi;
+    for (int qi = 0; qi < FRAG; ++qi) {
+      const long long row = m0 + row0 + gi * WY * FRAG + qi;
       if (row >= M) continue;
 #pragma unroll
-      for (int gj = 0; gj < TN / VEC; ++gj) {
-        float v[VEC];
+      for (int gj = 0; gj < TN / FRAG; ++gj) {
+        float v[FRAG];
 #pragma unroll
-        for (int qj = 0; qj < VEC; ++qj) v[qj] = acc[gi * VEC + qi][gj * VEC + qj];
-        gputune::store_guarded<VEC>(C + row * N, n0 + gj * RUN_N + tx * VEC, N, b_vec, v);
+        for (int qj = 0; qj < FRAG; ++qj) v[qj] = acc[gi * FRAG + qi][gj * FRAG + qj];
+        gputune::store_guarded<FRAG>(C + row * N, n0 + col0 + gj * WX * FRAG, N, b_vec, v);
       }
     }
   }

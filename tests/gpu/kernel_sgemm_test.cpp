@@ -8,12 +8,14 @@ namespace {
 
 const char* const kConfigs[] = {
     "",  // the baseline: 32 x 32 tiles, one output per thread
-    "BM=128 BN=128 BK=8 TM=8 TN=8 VEC=4 PAD=4 PREFETCH=1 UNROLL=16",
-    "BM=128 BN=64 BK=16 TM=8 TN=4 VEC=4 PAD=0 PREFETCH=0 UNROLL=2",
-    "BM=64 BN=128 BK=16 TM=4 TN=8 VEC=1 PAD=4 PREFETCH=1 UNROLL=2",
-    "BM=64 BN=64 BK=8 TM=4 TN=4 VEC=4 PAD=4 PREFETCH=1 UNROLL=16 max_registers=128",
-    "BM=128 BN=128 BK=16 TM=8 TN=16 VEC=4 PAD=4 PREFETCH=1 UNROLL=16",
-    "BM=64 BN=128 BK=8 TM=8 TN=16 VEC=4 PAD=0 PREFETCH=0 UNROLL=2 block_order=swizzle8",
+    "BM=128 BN=128 BK=8 TM=8 TN=8 WX=16 ASYNC=0 STAGES=2 PAD=4 UNROLL=16",
+    "BM=128 BN=64 BK=16 TM=8 TN=4 WX=8 ASYNC=0 STAGES=1 PAD=0 UNROLL=2",
+    "BM=64 BN=128 BK=16 TM=8 TN=8 WX=16 ASYNC=1 STAGES=3 PAD=4 UNROLL=16",
+    "BM=64 BN=64 BK=8 TM=4 TN=4 WX=8 ASYNC=0 STAGES=2 PAD=4 UNROLL=16 max_registers=128",
+    "BM=128 BN=128 BK=16 TM=8 TN=16 WX=4 ASYNC=1 STAGES=4 PAD=4 UNROLL=16",
+    "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 ASYNC=0 STAGES=2 PAD=4 UNROLL=16",
+    "BM=128 BN=256 BK=8 TM=8 TN=16 WX=8 ASYNC=1 STAGES=4 PAD=4 UNROLL=16 block_order=swizzle8",
+    "BM=64 BN=128 BK=8 TM=8 TN=16 WX=8 ASYNC=0 STAGES=1 PAD=0 UNROLL=16 block_order=swizzle8",
 };
 
 struct Size {
@@ -58,7 +60,7 @@ TEST(KernelSgemm, GenericTransformsLeaveResultsUnchanged) {
   const auto a = random_floats(1000 * 129, 3);
   const auto b = random_floats(129 * 1023, 4);
   expect_transforms_preserve(
-      h, h.variant("BM=128 BN=128 BK=8 TM=8 TN=8 VEC=4 PAD=4 PREFETCH=1 UNROLL=16"),
+      h, h.variant("BM=128 BN=128 BK=8 TM=8 TN=8 WX=8 ASYNC=1 STAGES=3 PAD=4 UNROLL=16"),
       {{"a", bytes_of(a)}, {"b", bytes_of(b)}}, "c", 1e-6);
 }
 

@@ -154,6 +154,15 @@ class KernelHarness {
         }
       }
     }
+    // Above the default 48 KB of dynamic shared memory a kernel must opt in (as the runner does).
+    for (const Launch& l : v.launches) {
+      if (l.dynamic_shared_bytes > 48 * 1024) {
+        cuda::check(api.cuFuncSetAttribute(functions[l.kernel],
+                                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           static_cast<int>(l.dynamic_shared_bytes)),
+                    "cuFuncSetAttribute");
+      }
+    }
     for (int repeat = 0; repeat < launches; ++repeat) {
       for (const Launch& l : v.launches) {
         std::vector<void*> params;

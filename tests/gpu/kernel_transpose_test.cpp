@@ -13,6 +13,9 @@ const char* const kConfigs[] = {
     "SHARED=1 TILE=32 PAD=1 MERGE_Y=1 VEC=1",
     "SHARED=1 TILE=64 PAD=0 MERGE_Y=2 VEC=4 block_order=swizzle16",
     "SHARED=0 TILE=16 MERGE_Y=2 VEC=1",
+    "SHARED=1 TILE=64 PAD=1 MERGE_Y=4 VEC=4 TALL=2 STREAM=1",
+    "SHARED=1 TILE=64 PAD=1 MERGE_Y=8 VEC=1 TALL=2",
+    "SHARED=1 TILE=32 PAD=1 MERGE_Y=2 VEC=4 STREAM=1",
 };
 
 TEST(KernelTranspose, RaggedSizesMatchCpu) {
