@@ -642,14 +642,14 @@ class GpuRunner : public Runner {
   }
 
   // Empty when the launch fits the kernel and the device; else why not.
-  std::string check_resources(CUfunction function, const Launch& v) {
+  std::string check_resources(CUfunction function, const Launch& launch) {
     const cuda::Api& api = cuda::api();
     auto function_attribute = [&](CUfunction_attribute which) {
       int value = 0;
       cuda::check(api.cuFuncGetAttribute(&value, which, function), "cuFuncGetAttribute");
       return value;
     };
-    const uint64_t threads = uint64_t{v.block[0]} * v.block[1] * v.block[2];
+    const uint64_t threads = uint64_t{launch.block[0]} * launch.block[1] * launch.block[2];
     const int max_threads = function_attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     if (threads > static_cast<uint64_t>(max_threads)) {
       return "a block of " + std::to_string(threads) + " threads exceeds this kernel's limit of " +
@@ -666,32 +666,32 @@ class GpuRunner : public Runner {
     static const char kAxis[] = "xyz";
     for (int d = 0; d < 3; ++d) {
       const int block_limit = context_->attribute(kBlockLimits[d]);
-      if (v.block[d] > static_cast<uint32_t>(block_limit)) {
-        return std::string("block ") + kAxis[d] + " = " + std::to_string(v.block[d]) +
+      if (launch.block[d] > static_cast<uint32_t>(block_limit)) {
+        return std::string("block ") + kAxis[d] + " = " + std::to_string(launch.block[d]) +
                " exceeds the device's " + std::to_string(block_limit);
       }
       const int grid_limit = context_->attribute(kGridLimits[d]);
-      if (v.grid[d] > static_cast<uint32_t>(grid_limit)) {
-        return std::string("grid ") + kAxis[d] + " = " + std::to_string(v.grid[d]) +
+      if (launch.grid[d] > static_cast<uint32_t>(grid_limit)) {
+        return std::string("grid ") + kAxis[d] + " = " + std::to_string(launch.grid[d]) +
                " exceeds the device's " + std::to_string(grid_limit);
       }
     }
     const int static_shared = function_attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     const int shared_limit =
         context_->attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    const int64_t shared = int64_t{static_shared} + v.dynamic_shared_bytes;
+    const int64_t shared = int64_t{static_shared} + launch.dynamic_shared_bytes;
     if (shared > shared_limit) {
       return std::to_string(shared) + " bytes of shared memory (" + std::to_string(static_shared) +
              " static) exceed the device's " + std::to_string(shared_limit) + " per block";
     }
     // Above the default dynamic limit (48 KB less the static part) a kernel must opt in.
     const int default_dynamic = function_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-    if (v.dynamic_shared_bytes > static_cast<uint32_t>(default_dynamic)) {
+    if (launch.dynamic_shared_bytes > static_cast<uint32_t>(default_dynamic)) {
       const CUresult result =
           api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(v.dynamic_shared_bytes));
+                                 static_cast<int>(launch.dynamic_shared_bytes));
       if (result != CUDA_SUCCESS) {
-        return "cannot raise dynamic shared memory to " + std::to_string(v.dynamic_shared_bytes) +
+        return "cannot raise dynamic shared memory to " + std::to_string(launch.dynamic_shared_bytes) +
                " bytes: " + cuda::cuda_error_name(result);
       }
     }
