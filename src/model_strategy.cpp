@@ -52,6 +52,9 @@ struct ModelStrategy::Impl {
   std::vector<std::string> problem_names;
   std::vector<double> problem_values;
   std::vector<PriorData> prior_sets;
+  LaunchOf launch;   // with sm_count > 0: launch-geometry features
+  int sm_count = 0;
+  std::unordered_map<uint64_t, ResourceUsage> known_resources;  // per config, from prior data
 
   const SearchSpace* space = nullptr;
   std::unique_ptr<FeatureMap> features;
@@ -72,8 +75,32 @@ struct ModelStrategy::Impl {
   size_t selected_at = 0;  // real results at the last hyperparameter selection
   ModelStrategyStats stats;
 
+  bool geometry() const { return launch && sm_count > 0; }
+  size_t width() const {
+    return features->size() + (geometry() ? geometry_feature_names().size() : 0);
+  }
+
+  // Features of a config at some problem values on a GPU of `sms` SMs.
+  std::vector<double> row_at(uint64_t index, std::vector<double> row,
+                             const std::vector<double>& values, int sms) const {
+    if (!geometry()) return row;
+    std::vector<std::pair<std::string, double>> named;
+    for (size_t p = 0; p < problem_names.size(); ++p) named.push_back({problem_names[p], values[p]});
+    std::optional<LaunchShape> shape = launch(index, named);
+    auto known = known_resources.find(index);
+    std::vector<double> extra =
+        geometry_features(shape ? *shape : LaunchShape{1, 256, 0},
+                          known == known_resources.end() ? nullptr : &known->second,
+                          sms > 0 ? sms : sm_count);
+    row.insert(row.end(), extra.begin(), extra.end());
+    return row;
+  }
+  std::vector<double> row_of(uint64_t index) const {
+    return row_at(index, features->row(index, problem_values), problem_values, sm_count);
+  }
+
   Eigen::RowVectorXd standardised(uint64_t index) const {
-    std::vector<double> row = features->row(index, problem_values);
+    std::vector<double> row = row_of(index);
     Eigen::RowVectorXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
     return (x - x_mean).array() / x_scale.array();
   }
@@ -82,7 +109,7 @@ struct ModelStrategy::Impl {
     if (!prior_model) return 0;
     auto found = candidate_row.find(index);
     if (found != candidate_row.end()) return prior_mean(found->second);
-    std::vector<double> row = features->row(index, problem_values);
+    std::vector<double> row = row_of(index);
     Eigen::MatrixXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
     Eigen::VectorXd mean;
     prior_model->predict(x, &mean, nullptr);
@@ -141,6 +168,11 @@ struct ModelStrategy::Impl {
       for (const Measurement& m : set.measurements) {
         auto row = features->row_from_json(m.config, values);
         if (!row) continue;
+        if (geometry()) {
+          std::optional<uint64_t> index = index_from_json(*space, m.config);
+          if (!index) continue;
+          row = row_at(*index, std::move(*row), values, set.sm_count);
+        }
         double log_ms = 0;
         bool ok = ok_time(m, &log_ms);
         rows.push_back(std::move(*row));
@@ -164,7 +196,7 @@ struct ModelStrategy::Impl {
       RandomPermutation pick(rest, seed ^ 0x9e1);
       for (size_t i = 0; keep.size() < limit; ++i) keep.push_back(order[limit / 2 + pick(i)]);
     }
-    Eigen::MatrixXd x(keep.size(), features->size());
+    Eigen::MatrixXd x(keep.size(), width());
     Eigen::VectorXd y(keep.size());
     for (size_t i = 0; i < keep.size(); ++i) {
       x.row(i) = Eigen::Map<const Eigen::RowVectorXd>(rows[keep[i]].data(), x.cols());
@@ -423,6 +455,15 @@ void ModelStrategy::set_prior(std::vector<PriorData> prior) {
   impl_->prior_sets = std::move(prior);
 }
 
+void ModelStrategy::set_launches(LaunchOf launch, int sm_count) {
+  impl_->launch = std::move(launch);
+  impl_->sm_count = sm_count;
+}
+
+void ModelStrategy::use_launches(LaunchOf launch, int sm_count) {
+  set_launches(std::move(launch), sm_count);
+}
+
 void ModelStrategy::use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
                               std::vector<PriorData> prior) {
   set_problem_values(problem_values);
@@ -434,10 +475,24 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
   s.space = &space;
   s.features = std::make_unique<FeatureMap>(space, s.problem_names);
   s.collect_candidates();
+  // What the prior data says each config uses (registers do not change with problem values),
+  // so that geometry features know how many blocks an SM holds before anything compiles.
+  s.known_resources.clear();
+  if (s.geometry()) {
+    for (const PriorData& set : s.prior_sets) {
+      for (const Measurement& pm : set.measurements) {
+        if (pm.registers <= 0) continue;
+        std::optional<uint64_t> index = index_from_json(space, pm.config);
+        if (!index) continue;
+        s.known_resources.emplace(*index, ResourceUsage{pm.registers, pm.shared_bytes,
+                                                        pm.spill_bytes, 0});
+      }
+    }
+  }
   const Eigen::Index m = static_cast<Eigen::Index>(s.candidates.size());
-  Eigen::MatrixXd x(m, s.features->size());
+  Eigen::MatrixXd x(m, s.width());
   for (Eigen::Index r = 0; r < m; ++r) {
-    std::vector<double> row = s.features->row(s.candidates[r], s.problem_values);
+    std::vector<double> row = s.row_of(s.candidates[r]);
     x.row(r) = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
   }
   s.x_mean = x.colwise().mean();

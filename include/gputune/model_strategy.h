@@ -43,6 +43,10 @@ class ModelStrategy : public Strategy {
   void set_prior(std::vector<PriorData> prior);
   void use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
                  std::vector<PriorData> prior) override;
+  // Adds launch-geometry features (blocks, waves, tail wave, SM fill at each workload's
+  // problem values). Before start().
+  void set_launches(LaunchOf launch, int sm_count);
+  void use_launches(LaunchOf launch, int sm_count) override;
 
   // `prior` here: measurements of a workload at this problem's values (another GPU, say).
   void start(const SearchSpace& space, const std::vector<Measurement>& prior) override;
