@@ -27,6 +27,7 @@ struct ModelStrategyStats {
   double total_ms = 0, max_ms = 0;  // fit + predict per model step
   double prior_fit_ms = 0;
   size_t prior_used = 0;  // prior measurements the prior model was fit on
+  bool prior_geometry = false;  // whether the prior model kept the launch-geometry features
 };
 
 // Model-guided search: a Gaussian process on log time proposes the config with the largest
