@@ -215,7 +215,7 @@ int run_bench(const Options& options) {
         if (warm && (name != "model" || priors.empty())) continue;
         std::vector<size_t> to95, to99;
         std::vector<double> at[3];
-        double step_ms = 0, max_ms = 0;
+        double step_ms = 0, max_ms = 0, prior_ms = 0;
         size_t steps = 0;
         for (int seed = 1; seed <= options.seeds; ++seed) {
           Run run;
@@ -230,6 +230,7 @@ int run_bench(const Options& options) {
             step_ms += strategy.stats().total_ms;
             steps += strategy.stats().model_steps;
             max_ms = std::max(max_ms, strategy.stats().max_ms);
+            prior_ms = std::max(prior_ms, strategy.stats().prior_fit_ms);
           } else {
             auto strategy = make_strategy(name, seed);
             run = replay(*strategy, problem, recording, best, options);
@@ -244,6 +245,7 @@ int run_bench(const Options& options) {
         for (int c = 0; c < 3; ++c) report << " | " << fixed(median(at[c]), 3);
         report << " | "
                << (steps ? fixed(step_ms / steps, 2) + " (max " + fixed(max_ms, 1) + ")" : "-")
+               << (prior_ms > 0 ? "; prior fit " + fixed(prior_ms, 0) + " max" : "")
                << " |\n";
         std::cerr << paths[r] << ": " << name << (warm ? " with prior" : "") << " done\n";
       }

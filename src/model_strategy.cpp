@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -17,6 +16,7 @@ namespace gputune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr size_t kRankingPicks = 16;  // picks a held-out ranking is judged on
 constexpr uint64_t kEnumerateLimit = 2'000'000;  // products walked whole to find valid configs
 
 double expected_improvement(double best, double mean, double stddev, double margin) {
@@ -93,9 +93,7 @@ struct ModelStrategy::Impl {
         geometry_features(shape ? *shape : LaunchShape{1, 256, 0},
                           known == known_resources.end() ? nullptr : &known->second,
                           sms > 0 ? sms : sm_count);
-    static const char* mask_env = std::getenv("GT_GEOM_MASK");
-    static const unsigned mask = mask_env ? std::stoul(mask_env, nullptr, 0) : 0x3f;
-    for (size_t k = 0; k < extra.size(); ++k) row.push_back((mask >> k) & 1 ? extra[k] : 0.0);
+    row.insert(row.end(), extra.begin(), extra.end());
     return row;
   }
   std::vector<double> row_of(uint64_t index) const {
@@ -171,9 +169,7 @@ struct ModelStrategy::Impl {
       x.row(i) = Eigen::Map<const Eigen::RowVectorXd>(rows[keep[i]].data(), columns);
       y(i) = targets[keep[i]];
     }
-    GpOptions prior_gp = options.gp;
-    if (std::getenv("GT_PRIOR_ARD")) prior_gp.relevance = true;
-    auto model = std::make_unique<GaussianProcess>(prior_gp);
+    auto model = std::make_unique<GaussianProcess>(options.gp);
     model->fit(x, y);
     if (used) *used = keep.size();
     return model;
@@ -196,10 +192,14 @@ struct ModelStrategy::Impl {
     std::vector<size_t> order(held.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return mean(a) < mean(b); });
-    for (size_t k = 0; k < order.size(); ++k) {
-      if (targets[held[order[k]]] <= best + std::log(1 / 0.95)) return std::log(1.0 + k);
+    // The regret (log time above the best) of the best config among the first k picks,
+    // summed over k: what a search that followed this ranking would have lost.
+    double found = std::numeric_limits<double>::infinity(), cost = 0;
+    for (size_t k = 0; k < std::min<size_t>(order.size(), kRankingPicks); ++k) {
+      found = std::min(found, targets[held[order[k]]]);
+      cost += found - best;
     }
-    return std::log(1.0 + order.size());
+    return cost;
   }
 
   void fit_prior(const std::vector<PriorData>& sets, const Eigen::MatrixXd& candidate_x) {
@@ -207,6 +207,7 @@ struct ModelStrategy::Impl {
     std::vector<std::vector<double>> rows;
     std::vector<double> targets;
     std::vector<std::vector<size_t>> of_set;  // row numbers per workload
+    std::vector<std::vector<double>> set_values;  // problem values per workload
     for (const PriorData& set : sets) {
       std::vector<double> values = problem_values;
       for (size_t p = 0; p < problem_names.size(); ++p) {
@@ -226,6 +227,7 @@ struct ModelStrategy::Impl {
       const double centre = ok_logs[ok_logs.size() / 2];
       const double worst = *std::max_element(ok_logs.begin(), ok_logs.end());
       of_set.emplace_back();
+      set_values.push_back(values);
       for (const Measurement& m : set.measurements) {
         auto row = features->row_from_json(m.config, values);
         if (!row) continue;
@@ -244,8 +246,9 @@ struct ModelStrategy::Impl {
     if (rows.empty()) return;
     // Geometry features carry what one workload says to another only where time follows the
     // launch geometry; within one workload they are a function of the parameters, so the data
-    // can tell only across workloads. Each prior workload is held out in turn and ranked by
-    // a model of the others, with and without them; they stay if that ranks better.
+    // can tell only across problem sizes. Each prior workload is held out in turn and ranked
+    // by a model of the workloads at other problem values, with and without them; they stay
+    // if that ranks better. Without two problem sizes to test on, they are left out.
     prior_columns = static_cast<Eigen::Index>(features->size());
     if (geometry()) {
       double with = 0, without = 0;
@@ -254,16 +257,16 @@ struct ModelStrategy::Impl {
         if (of_set[h].empty()) continue;
         std::vector<size_t> others;
         for (size_t o = 0; o < of_set.size(); ++o) {
-          if (o != h) others.insert(others.end(), of_set[o].begin(), of_set[o].end());
+          if (set_values[o] != set_values[h]) {
+            others.insert(others.end(), of_set[o].begin(), of_set[o].end());
+          }
         }
         if (others.empty()) continue;
         with += ranking_cost(rows, targets, of_set[h], others, width());
         without += ranking_cost(rows, targets, of_set[h], others, prior_columns);
         ++held_out;
       }
-      if (std::getenv("GT_DEBUG")) fprintf(stderr, "held %zu with %g without %g\n", held_out, with, without);
       if (held_out > 0 && with < without) prior_columns = width();
-      if (std::getenv("GT_FORCE_GEOM")) prior_columns = width();
     }
     std::vector<size_t> all(rows.size());
     std::iota(all.begin(), all.end(), 0);
