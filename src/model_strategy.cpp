@@ -150,11 +150,11 @@ struct ModelStrategy::Impl {
   std::unique_ptr<GaussianProcess> fit_rows(const std::vector<std::vector<double>>& rows,
                                             const std::vector<double>& targets,
                                             std::vector<size_t> subset, Eigen::Index columns,
-                                            size_t* used) const {
+                                            size_t limit, size_t* used) const {
     std::stable_sort(subset.begin(), subset.end(),
                      [&](size_t a, size_t b) { return targets[a] < targets[b]; });
     std::vector<size_t> keep;
-    const size_t limit = std::max<size_t>(options.prior_points, 2);
+    limit = std::max<size_t>(limit, 2);
     if (subset.size() <= limit) {
       keep = subset;
     } else {
@@ -180,7 +180,8 @@ struct ModelStrategy::Impl {
   double ranking_cost(const std::vector<std::vector<double>>& rows,
                       const std::vector<double>& targets, const std::vector<size_t>& held,
                       const std::vector<size_t>& others, Eigen::Index columns) const {
-    auto model = fit_rows(rows, targets, others, columns, nullptr);
+    // Half the points of the final fit: a quarter to an eighth of its cost, enough to rank.
+    auto model = fit_rows(rows, targets, others, columns, options.prior_points / 2, nullptr);
     Eigen::MatrixXd x(held.size(), columns);
     double best = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < held.size(); ++i) {
@@ -271,7 +272,7 @@ struct ModelStrategy::Impl {
     std::vector<size_t> all(rows.size());
     std::iota(all.begin(), all.end(), 0);
     size_t used = 0;
-    prior_model = fit_rows(rows, targets, all, prior_columns, &used);
+    prior_model = fit_rows(rows, targets, all, prior_columns, options.prior_points, &used);
     prior_model->predict(candidate_x.leftCols(prior_columns), &prior_mean, nullptr);
     prior_order.resize(candidates.size());
     std::iota(prior_order.begin(), prior_order.end(), 0);
