@@ -86,7 +86,9 @@ struct ModelStrategy::Impl {
                              const std::vector<double>& values, int sms) const {
     if (!geometry()) return row;
     std::vector<std::pair<std::string, double>> named;
-    for (size_t p = 0; p < problem_names.size(); ++p) named.push_back({problem_names[p], values[p]});
+    for (size_t p = 0; p < problem_names.size(); ++p) {
+      named.push_back({problem_names[p], values[p]});
+    }
     std::optional<LaunchShape> shape = launch(index, named);
     auto known = known_resources.find(index);
     std::vector<double> extra =
@@ -175,8 +177,8 @@ struct ModelStrategy::Impl {
     return model;
   }
 
-  // How well a model fit on the other workloads ranks `held` (rows of one workload): the
-  // log of how far down its ranking the first config within 5% of that workload's best lies.
+  // How well a model fit on `others` (rows of other workloads) ranks `held` (rows of one
+  // workload); lower is better.
   double ranking_cost(const std::vector<std::vector<double>>& rows,
                       const std::vector<double>& targets, const std::vector<size_t>& held,
                       const std::vector<size_t>& others, Eigen::Index columns) const {
@@ -192,7 +194,8 @@ struct ModelStrategy::Impl {
     model->predict(x, &mean, nullptr);
     std::vector<size_t> order(held.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return mean(a) < mean(b); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return mean(a) < mean(b); });
     // The regret (log time above the best) of the best config among the first k picks,
     // summed over k: what a search that followed this ranking would have lost.
     double found = std::numeric_limits<double>::infinity(), cost = 0;
