@@ -24,6 +24,7 @@
 #include "gputune/model_strategy.h"
 #include "gputune/replay.h"
 #include "gputune/strategy.h"
+#include "features.h"
 #include "support/synthetic_recording.h"
 
 namespace gputune {
@@ -39,6 +40,7 @@ struct Options {
   std::vector<std::string> recordings;
   std::string results = std::string(GPUTUNE_SOURCE_DIR) + "/bench/RESULTS.md";
   bool write = true;
+  bool geometry = true;  // launch-geometry features for the model
   std::string synthetic_dir;
   ModelStrategyOptions model;
 };
@@ -79,6 +81,7 @@ std::vector<PriorData> priors_for(const std::vector<Recording>& all, size_t self
     PriorData prior;
     prior.problem_values = problem.problem_values();
     prior.label = all[i].info.problem_json + " on " + all[i].info.device.name;
+    prior.sm_count = all[i].info.device.sm_count;
     prior.measurements = all[i].measurements;
     out.push_back(std::move(prior));
   }
@@ -212,7 +215,7 @@ int run_bench(const Options& options) {
         if (warm && (name != "model" || priors.empty())) continue;
         std::vector<size_t> to95, to99;
         std::vector<double> at[3];
-        double step_ms = 0, max_ms = 0;
+        double step_ms = 0, max_ms = 0, prior_ms = 0;
         size_t steps = 0;
         for (int seed = 1; seed <= options.seeds; ++seed) {
           Run run;
@@ -220,10 +223,14 @@ int run_bench(const Options& options) {
             ModelStrategy strategy(seed, options.model);
             strategy.set_problem_values(problem.problem_values());
             if (warm) strategy.set_prior(priors);
+            if (options.geometry) {
+              strategy.set_launches(launch_of(problem.spec()), recording.info.device.sm_count);
+            }
             run = replay(strategy, problem, recording, best, options);
             step_ms += strategy.stats().total_ms;
             steps += strategy.stats().model_steps;
             max_ms = std::max(max_ms, strategy.stats().max_ms);
+            prior_ms = std::max(prior_ms, strategy.stats().prior_fit_ms);
           } else {
             auto strategy = make_strategy(name, seed);
             run = replay(*strategy, problem, recording, best, options);
@@ -238,6 +245,7 @@ int run_bench(const Options& options) {
         for (int c = 0; c < 3; ++c) report << " | " << fixed(median(at[c]), 3);
         report << " | "
                << (steps ? fixed(step_ms / steps, 2) + " (max " + fixed(max_ms, 1) + ")" : "-")
+               << (prior_ms > 0 ? "; prior fit " + fixed(prior_ms, 0) + " max" : "")
                << " |\n";
         std::cerr << paths[r] << ": " << name << (warm ? " with prior" : "") << " done\n";
       }
@@ -296,6 +304,8 @@ int main(int argc, char** argv) {
         options.model.local_every = std::stoul(value());
       } else if (arg == "--model-rbf") {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
+      } else if (arg == "--no-geometry") {
+        options.geometry = false;
       } else if (arg == "--no-write") {
         options.write = false;
       } else if (arg == "--synthetic") {

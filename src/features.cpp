@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "gputune/error.h"
 
@@ -15,12 +18,134 @@ bool is_power_of_two(double v) {
   return (i & (i - 1)) == 0;
 }
 
+// Hopper (sm_90) per-SM limits; other GPUs differ a little, which a feature tolerates.
+constexpr int kSmRegisters = 65536, kSmThreads = 2048, kSmBlocks = 32;
+constexpr int kSmSharedBytes = 233472, kSharedPerBlockReserve = 1024;
+
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::abs(v) < 9.0e15) return std::to_string(std::llround(v));
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
 }  // namespace
 
+int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes) {
+  const int threads = usage.threads_per_block > 0 ? usage.threads_per_block : 256;
+  const int warps = (threads + 31) / 32;
+  int blocks = std::min(kSmBlocks, kSmThreads / (warps * 32));
+  if (usage.registers > 0) {
+    const int registers_per_warp = ((usage.registers * 32 + 255) / 256) * 256;
+    blocks = std::min(blocks, kSmRegisters / (registers_per_warp * warps));
+  }
+  const int shared = std::max(usage.shared_bytes, 0) + std::max(dynamic_shared_bytes, 0);
+  if (shared > 0) blocks = std::min(blocks, kSmSharedBytes / (shared + kSharedPerBlockReserve));
+  return std::max(blocks, 1);
+}
+
+// Several launches count as one: their blocks summed, the largest block and shared memory.
+LaunchShape launch_shape(const Variant& variant) {
+  LaunchShape shape;
+  for (const Launch& launch : variant.launches) {
+    shape.blocks += static_cast<double>(launch.grid[0]) * launch.grid[1] * launch.grid[2];
+    shape.threads_per_block =
+        std::max(shape.threads_per_block,
+                 static_cast<double>(launch.block[0]) * launch.block[1] * launch.block[2]);
+    shape.dynamic_shared_bytes =
+        std::max(shape.dynamic_shared_bytes, static_cast<double>(launch.dynamic_shared_bytes));
+  }
+  return shape;
+}
+
+LaunchOf launch_of(const Spec& spec) {
+  struct State {
+    Spec spec;
+    std::mutex mutex;
+    std::map<std::vector<std::pair<std::string, double>>, std::unique_ptr<Problem>> problems;
+  };
+  auto state = std::make_shared<State>();
+  state->spec = spec;
+  return [state](uint64_t index, const std::vector<std::pair<std::string, double>>& values)
+             -> std::optional<LaunchShape> {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    auto found = state->problems.find(values);
+    if (found == state->problems.end()) {
+      Spec at = state->spec;
+      for (auto& [name, expr] : at.problem) {
+        for (const auto& [given, value] : values) {
+          if (given == name) expr.text = number_text(value);
+        }
+      }
+      std::unique_ptr<Problem> problem;
+      try {
+        problem = std::make_unique<Problem>(std::move(at));
+      } catch (const Error&) {
+        // No valid space at these values: no geometry there.
+      }
+      found = state->problems.emplace(values, std::move(problem)).first;
+    }
+    if (!found->second || index >= found->second->space().size()) return std::nullopt;
+    try {
+      return launch_shape(found->second->variant(index));
+    } catch (const Error&) {
+      return std::nullopt;  // a launch expression gives no valid launch for this config
+    }
+  };
+}
+
+const std::vector<std::string>& geometry_feature_names() {
+  static const std::vector<std::string> names = {
+      "log2(threads_per_block)", "log2(blocks)", "occupancy", "log2(waves)",
+      "tail_wave_efficiency", "sm_fill"};
+  return names;
+}
+
+std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUsage* resources,
+                                      int sm_count) {
+  ResourceUsage usage = resources ? *resources : ResourceUsage{};
+  const double threads = std::max(shape.threads_per_block, 1.0);
+  usage.threads_per_block = static_cast<int>(threads);
+  const int resident =
+      resident_blocks(usage, static_cast<int>(shape.dynamic_shared_bytes));
+  const double blocks = std::max(shape.blocks, 1.0);
+  const double sms = std::max(sm_count, 1);
+  const double waves = blocks / (sms * resident);
+  return {std::log2(threads),
+          std::log2(blocks),
+          std::min(1.0, resident * threads / kSmThreads),
+          std::log2(waves),
+          waves / std::ceil(waves),
+          std::min(1.0, blocks / sms)};
+}
+
+std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::string& config_json) {
+  nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
+  if (!config.is_object()) return std::nullopt;
+  const auto& dimensions = space.dimensions();
+  std::vector<size_t> digits(dimensions.size(), 0);
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    auto found = config.find(dimensions[d].name);
+    if (found == config.end()) return std::nullopt;
+    const auto& values = dimensions[d].values;
+    size_t k = 0;
+    for (; k < values.size(); ++k) {
+      const bool same = values[k].is_number()
+                            ? found->is_number() && found->get<double>() == values[k].as_number()
+                            : (found->is_string() ? found->get<std::string>() : found->dump()) ==
+                                  values[k].text();
+      if (same) break;
+    }
+    if (k == values.size()) return std::nullopt;
+    digits[d] = k;
+  }
+  return space.encode(digits);
+}
+
 double occupancy_estimate(const ResourceUsage& usage) {
-  // Hopper (sm_90) per-SM limits; other GPUs differ a little, which a feature tolerates.
-  constexpr int kRegisters = 65536, kThreads = 2048, kBlocks = 32;
-  constexpr int kSharedBytes = 233472, kSharedPerBlockReserve = 1024;
+  constexpr int kRegisters = kSmRegisters, kThreads = kSmThreads, kBlocks = kSmBlocks;
+  constexpr int kSharedBytes = kSmSharedBytes;
   const int threads = usage.threads_per_block > 0 ? usage.threads_per_block : 256;
   const int warps = (threads + 31) / 32;
   const int registers_per_warp = ((std::max(usage.registers, 1) * 32 + 255) / 256) * 256;

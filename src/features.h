@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "gputune/problem.h"
 #include "gputune/search_space.h"
+#include "gputune/strategy.h"
 
 namespace gputune {
 
@@ -13,6 +15,11 @@ struct ResourceUsage {
   int registers = 0, shared_bytes = 0, spill_bytes = 0;
   int threads_per_block = 0;  // 0: unknown, taken as 256
 };
+
+// Blocks of a variant that one SM holds at once, from its registers, shared memory (static
+// and dynamic) and block size, with Hopper's per-SM limits; at least 1 for a launchable block.
+// Registers 0 (not compiled yet) count as unknown: only the thread and shared limits apply.
+int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes = 0);
 
 // Fraction of an SM's warp slots that a variant's blocks can fill, from its registers, shared
 // memory and block size, with Hopper's per-SM limits.
@@ -61,6 +68,24 @@ class FeatureMap {
   std::vector<size_t> first_column_;   // per dimension
   std::vector<std::string> names_;
 };
+
+// The one place that reads launch geometry out of a Variant (blocks summed over its launches).
+LaunchShape launch_shape(const Variant& variant);
+
+// Evaluates the spec's launch expressions for any config at any problem values; keeps one
+// Problem per set of problem values it was asked about.
+LaunchOf launch_of(const Spec& spec);
+
+// Launch-geometry features of one config at one workload: they say how the config's blocks
+// fill the GPU at that problem size, which is what carries across sizes (a tile that leaves
+// half the SMs idle at a small size fills them at a large one). `resources` may be null
+// (not compiled anywhere yet); sm_count > 0.
+std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUsage* resources,
+                                      int sm_count);
+const std::vector<std::string>& geometry_feature_names();
+
+// The index of a config given as JSON in `space`; nullopt when a value is not in the space.
+std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::string& config_json);
 
 // log2 of positive values, the value itself otherwise: how problem values become features.
 double problem_feature(double value);

@@ -16,6 +16,7 @@ namespace gputune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr size_t kRankingPicks = 16;  // picks a held-out ranking is judged on
 constexpr uint64_t kEnumerateLimit = 2'000'000;  // products walked whole to find valid configs
 
 double expected_improvement(double best, double mean, double stddev, double margin) {
@@ -52,6 +53,9 @@ struct ModelStrategy::Impl {
   std::vector<std::string> problem_names;
   std::vector<double> problem_values;
   std::vector<PriorData> prior_sets;
+  LaunchOf launch;   // with sm_count > 0: launch-geometry features
+  int sm_count = 0;
+  std::unordered_map<uint64_t, ResourceUsage> known_resources;  // per config, from prior data
 
   const SearchSpace* space = nullptr;
   std::unique_ptr<FeatureMap> features;
@@ -72,18 +76,44 @@ struct ModelStrategy::Impl {
   size_t selected_at = 0;  // real results at the last hyperparameter selection
   ModelStrategyStats stats;
 
+  bool geometry() const { return launch && sm_count > 0; }
+  size_t width() const {
+    return features->size() + (geometry() ? geometry_feature_names().size() : 0);
+  }
+
+  // Features of a config at some problem values on a GPU of `sms` SMs.
+  std::vector<double> row_at(uint64_t index, std::vector<double> row,
+                             const std::vector<double>& values, int sms) const {
+    if (!geometry()) return row;
+    std::vector<std::pair<std::string, double>> named;
+    for (size_t p = 0; p < problem_names.size(); ++p) {
+      named.push_back({problem_names[p], values[p]});
+    }
+    std::optional<LaunchShape> shape = launch(index, named);
+    auto known = known_resources.find(index);
+    std::vector<double> extra =
+        geometry_features(shape ? *shape : LaunchShape{1, 256, 0},
+                          known == known_resources.end() ? nullptr : &known->second,
+                          sms > 0 ? sms : sm_count);
+    row.insert(row.end(), extra.begin(), extra.end());
+    return row;
+  }
+  std::vector<double> row_of(uint64_t index) const {
+    return row_at(index, features->row(index, problem_values), problem_values, sm_count);
+  }
+
   Eigen::RowVectorXd standardised(uint64_t index) const {
-    std::vector<double> row = features->row(index, problem_values);
-    Eigen::RowVectorXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
-    return (x - x_mean).array() / x_scale.array();
+    std::vector<double> row = row_of(index);
+    Eigen::RowVectorXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), model_columns);
+    return (x - x_mean.head(model_columns)).array() / x_scale.head(model_columns).array();
   }
 
   double prior_of(uint64_t index) const {
     if (!prior_model) return 0;
     auto found = candidate_row.find(index);
     if (found != candidate_row.end()) return prior_mean(found->second);
-    std::vector<double> row = features->row(index, problem_values);
-    Eigen::MatrixXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
+    std::vector<double> row = row_of(index);
+    Eigen::MatrixXd x = Eigen::Map<Eigen::RowVectorXd>(row.data(), prior_columns);
     Eigen::VectorXd mean;
     prior_model->predict(x, &mean, nullptr);
     return mean(0);
@@ -116,10 +146,72 @@ struct ModelStrategy::Impl {
     }
   }
 
+  // A GP on prior rows `subset` (of `rows`), on their first `columns` features. The best
+  // configs matter most for ranking, so the fit keeps all of the best half of its budget and a
+  // seeded spread of the rest.
+  std::unique_ptr<GaussianProcess> fit_rows(const std::vector<std::vector<double>>& rows,
+                                            const std::vector<double>& targets,
+                                            std::vector<size_t> subset, Eigen::Index columns,
+                                            size_t limit, size_t* used) const {
+    std::stable_sort(subset.begin(), subset.end(),
+                     [&](size_t a, size_t b) { return targets[a] < targets[b]; });
+    std::vector<size_t> keep;
+    limit = std::max<size_t>(limit, 2);
+    if (subset.size() <= limit) {
+      keep = subset;
+    } else {
+      keep.assign(subset.begin(), subset.begin() + limit / 2);
+      const size_t rest = subset.size() - limit / 2;
+      RandomPermutation pick(rest, seed ^ 0x9e1);
+      for (size_t i = 0; keep.size() < limit; ++i) keep.push_back(subset[limit / 2 + pick(i)]);
+    }
+    Eigen::MatrixXd x(keep.size(), columns);
+    Eigen::VectorXd y(keep.size());
+    for (size_t i = 0; i < keep.size(); ++i) {
+      x.row(i) = Eigen::Map<const Eigen::RowVectorXd>(rows[keep[i]].data(), columns);
+      y(i) = targets[keep[i]];
+    }
+    auto model = std::make_unique<GaussianProcess>(options.gp);
+    model->fit(x, y);
+    if (used) *used = keep.size();
+    return model;
+  }
+
+  // How well a model fit on `others` (rows of other workloads) ranks `held` (rows of one
+  // workload); lower is better.
+  double ranking_cost(const std::vector<std::vector<double>>& rows,
+                      const std::vector<double>& targets, const std::vector<size_t>& held,
+                      const std::vector<size_t>& others, Eigen::Index columns) const {
+    // Half the points of the final fit: a quarter to an eighth of its cost, enough to rank.
+    auto model = fit_rows(rows, targets, others, columns, options.prior_points / 2, nullptr);
+    Eigen::MatrixXd x(held.size(), columns);
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < held.size(); ++i) {
+      x.row(i) = Eigen::Map<const Eigen::RowVectorXd>(rows[held[i]].data(), columns);
+      best = std::min(best, targets[held[i]]);
+    }
+    Eigen::VectorXd mean;
+    model->predict(x, &mean, nullptr);
+    std::vector<size_t> order(held.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return mean(a) < mean(b); });
+    // The regret (log time above the best) of the best config among the first k picks,
+    // summed over k: what a search that followed this ranking would have lost.
+    double found = std::numeric_limits<double>::infinity(), cost = 0;
+    for (size_t k = 0; k < std::min<size_t>(order.size(), kRankingPicks); ++k) {
+      found = std::min(found, targets[held[order[k]]]);
+      cost += found - best;
+    }
+    return cost;
+  }
+
   void fit_prior(const std::vector<PriorData>& sets, const Eigen::MatrixXd& candidate_x) {
     const auto start = Clock::now();
     std::vector<std::vector<double>> rows;
     std::vector<double> targets;
+    std::vector<std::vector<size_t>> of_set;  // row numbers per workload
+    std::vector<std::vector<double>> set_values;  // problem values per workload
     for (const PriorData& set : sets) {
       std::vector<double> values = problem_values;
       for (size_t p = 0; p < problem_names.size(); ++p) {
@@ -138,48 +230,65 @@ struct ModelStrategy::Impl {
       std::nth_element(ok_logs.begin(), ok_logs.begin() + ok_logs.size() / 2, ok_logs.end());
       const double centre = ok_logs[ok_logs.size() / 2];
       const double worst = *std::max_element(ok_logs.begin(), ok_logs.end());
+      of_set.emplace_back();
+      set_values.push_back(values);
       for (const Measurement& m : set.measurements) {
         auto row = features->row_from_json(m.config, values);
         if (!row) continue;
+        if (geometry()) {
+          std::optional<uint64_t> index = index_from_json(*space, m.config);
+          if (!index) continue;
+          row = row_at(*index, std::move(*row), values, set.sm_count);
+        }
         double log_ms = 0;
         bool ok = ok_time(m, &log_ms);
+        of_set.back().push_back(rows.size());
         rows.push_back(std::move(*row));
         targets.push_back((ok ? log_ms : worst + options.failure_penalty) - centre);
       }
     }
     if (rows.empty()) return;
-    // The best configs matter most for ranking, so the fit keeps all of the best half of its
-    // budget and a seeded spread of the rest.
-    std::vector<size_t> order(rows.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return targets[a] < targets[b]; });
-    std::vector<size_t> keep;
-    const size_t limit = std::max<size_t>(options.prior_points, 2);
-    if (order.size() <= limit) {
-      keep = order;
-    } else {
-      keep.assign(order.begin(), order.begin() + limit / 2);
-      const size_t rest = order.size() - limit / 2;
-      RandomPermutation pick(rest, seed ^ 0x9e1);
-      for (size_t i = 0; keep.size() < limit; ++i) keep.push_back(order[limit / 2 + pick(i)]);
+    // Geometry features carry what one workload says to another only where time follows the
+    // launch geometry; within one workload they are a function of the parameters, so the data
+    // can tell only across problem sizes. Each prior workload is held out in turn and ranked
+    // by a model of the workloads at other problem values, with and without them; they stay
+    // if that ranks better. Without two problem sizes to test on, they are left out.
+    prior_columns = static_cast<Eigen::Index>(features->size());
+    if (geometry()) {
+      double with = 0, without = 0;
+      size_t held_out = 0;
+      for (size_t h = 0; h < of_set.size() && of_set.size() >= 2; ++h) {
+        if (of_set[h].empty()) continue;
+        std::vector<size_t> others;
+        for (size_t o = 0; o < of_set.size(); ++o) {
+          if (set_values[o] != set_values[h]) {
+            others.insert(others.end(), of_set[o].begin(), of_set[o].end());
+          }
+        }
+        if (others.empty()) continue;
+        with += ranking_cost(rows, targets, of_set[h], others, width());
+        without += ranking_cost(rows, targets, of_set[h], others, prior_columns);
+        ++held_out;
+      }
+      if (held_out > 0 && with < without) prior_columns = width();
     }
-    Eigen::MatrixXd x(keep.size(), features->size());
-    Eigen::VectorXd y(keep.size());
-    for (size_t i = 0; i < keep.size(); ++i) {
-      x.row(i) = Eigen::Map<const Eigen::RowVectorXd>(rows[keep[i]].data(), x.cols());
-      y(i) = targets[keep[i]];
-    }
-    prior_model = std::make_unique<GaussianProcess>(options.gp);
-    prior_model->fit(x, y);
-    prior_model->predict(candidate_x, &prior_mean, nullptr);
+    std::vector<size_t> all(rows.size());
+    std::iota(all.begin(), all.end(), 0);
+    size_t used = 0;
+    prior_model = fit_rows(rows, targets, all, prior_columns, options.prior_points, &used);
+    prior_model->predict(candidate_x.leftCols(prior_columns), &prior_mean, nullptr);
     prior_order.resize(candidates.size());
     std::iota(prior_order.begin(), prior_order.end(), 0);
     std::stable_sort(prior_order.begin(), prior_order.end(),
                      [&](Eigen::Index a, Eigen::Index b) { return prior_mean(a) < prior_mean(b); });
-    stats.prior_used = keep.size();
+    stats.prior_used = used;
+    stats.prior_geometry = prior_columns > static_cast<Eigen::Index>(features->size());
     stats.prior_fit_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   }
+  Eigen::Index prior_columns = 0;  // features the prior model uses: with geometry or without
+  // Features of this workload's model: the prior's, or without a prior no geometry (within one
+  // workload it only re-encodes the parameters).
+  Eigen::Index model_columns = 0;
 
   void add(uint64_t index, double believed) {
     Observation o;
@@ -377,7 +486,7 @@ struct ModelStrategy::Impl {
       std::sort(extra.begin(), extra.end());
       extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
       if (!extra.empty()) {
-        Eigen::MatrixXd x(extra.size(), x_mean.size());
+        Eigen::MatrixXd x(extra.size(), model_columns);
         for (size_t k = 0; k < extra.size(); ++k) x.row(k) = standardised(extra[k]);
         Eigen::VectorXd m, s;
         posterior->predict_points(x, residual, &m, &s);
@@ -423,6 +532,15 @@ void ModelStrategy::set_prior(std::vector<PriorData> prior) {
   impl_->prior_sets = std::move(prior);
 }
 
+void ModelStrategy::set_launches(LaunchOf launch, int sm_count) {
+  impl_->launch = std::move(launch);
+  impl_->sm_count = sm_count;
+}
+
+void ModelStrategy::use_launches(LaunchOf launch, int sm_count) {
+  set_launches(std::move(launch), sm_count);
+}
+
 void ModelStrategy::use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
                               std::vector<PriorData> prior) {
   set_problem_values(problem_values);
@@ -434,10 +552,24 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
   s.space = &space;
   s.features = std::make_unique<FeatureMap>(space, s.problem_names);
   s.collect_candidates();
+  // What the prior data says each config uses (registers do not change with problem values),
+  // so that geometry features know how many blocks an SM holds before anything compiles.
+  s.known_resources.clear();
+  if (s.geometry()) {
+    for (const PriorData& set : s.prior_sets) {
+      for (const Measurement& pm : set.measurements) {
+        if (pm.registers <= 0) continue;
+        std::optional<uint64_t> index = index_from_json(space, pm.config);
+        if (!index) continue;
+        s.known_resources.emplace(*index, ResourceUsage{pm.registers, pm.shared_bytes,
+                                                        pm.spill_bytes, 0});
+      }
+    }
+  }
   const Eigen::Index m = static_cast<Eigen::Index>(s.candidates.size());
-  Eigen::MatrixXd x(m, s.features->size());
+  Eigen::MatrixXd x(m, s.width());
   for (Eigen::Index r = 0; r < m; ++r) {
-    std::vector<double> row = s.features->row(s.candidates[r], s.problem_values);
+    std::vector<double> row = s.row_of(s.candidates[r]);
     x.row(r) = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
   }
   s.x_mean = x.colwise().mean();
@@ -457,8 +589,13 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
     sets.push_back(std::move(same));
   }
   s.prior_model.reset();
+  s.prior_columns = static_cast<Eigen::Index>(s.features->size());
   if (!sets.empty() && m > 0) s.fit_prior(sets, x);
-  Eigen::MatrixXd standardised = (x.rowwise() - s.x_mean).array().rowwise() / s.x_scale.array();
+  s.model_columns =
+      s.prior_model ? s.prior_columns : static_cast<Eigen::Index>(s.features->size());
+  Eigen::MatrixXd standardised =
+      (x.leftCols(s.model_columns).rowwise() - s.x_mean.head(s.model_columns)).array().rowwise() /
+      s.x_scale.head(s.model_columns).array();
   s.posterior = std::make_unique<CandidatePosterior>(s.options.gp.kernel, std::move(standardised));
   s.random_order = std::make_unique<RandomPermutation>(std::max<uint64_t>(m, 1), s.seed);
   s.random_next = 0;

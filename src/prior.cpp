@@ -28,6 +28,7 @@ std::vector<PriorData> prior_from_store(const Store& store, int64_t workload,
       }
     }
     data.label = other.key.device.name + " " + other.key.problem_json;
+    data.sm_count = other.key.device.sm_count;
     data.measurements = store.measured(other.id);
     prior.push_back(std::move(data));
   }

@@ -12,6 +12,7 @@
 #include "gputune/error.h"
 #include "gputune/process_runner.h"
 #include "gputune/strategy.h"
+#include "features.h"
 #include "prior.h"
 
 namespace gputune {
@@ -308,6 +309,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   if (options.use_prior) {
     strategy->use_prior(problem.problem_values(), prior_from_store(store, result.workload, key));
   }
+  strategy->use_launches(launch_of(spec), runner.device().sm_count);
   strategy->start(space, {});
   tracker.report();
 

@@ -27,6 +27,7 @@ struct ModelStrategyStats {
   double total_ms = 0, max_ms = 0;  // fit + predict per model step
   double prior_fit_ms = 0;
   size_t prior_used = 0;  // prior measurements the prior model was fit on
+  bool prior_geometry = false;  // whether the prior model kept the launch-geometry features
 };
 
 // Model-guided search: a Gaussian process on log time proposes the config with the largest
@@ -43,6 +44,10 @@ class ModelStrategy : public Strategy {
   void set_prior(std::vector<PriorData> prior);
   void use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
                  std::vector<PriorData> prior) override;
+  // Adds launch-geometry features (blocks, waves, tail wave, SM fill at each workload's
+  // problem values). Before start().
+  void set_launches(LaunchOf launch, int sm_count);
+  void use_launches(LaunchOf launch, int sm_count) override;
 
   // `prior` here: measurements of a workload at this problem's values (another GPU, say).
   void start(const SearchSpace& space, const std::vector<Measurement>& prior) override;

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,8 +18,21 @@ namespace gputune {
 struct PriorData {
   std::vector<std::pair<std::string, double>> problem_values;  // as Problem::problem_values()
   std::string label;  // where it came from, for reports
+  int sm_count = 0;   // of its GPU; 0: unknown (taken as this workload's)
   std::vector<Measurement> measurements;
 };
+
+// How a config launches at some problem values: what the launch-geometry features (waves,
+// tail wave, SM fill) are computed from.
+struct LaunchShape {
+  double blocks = 0;             // every block of the variant's launches
+  double threads_per_block = 0;  // of its largest block
+  double dynamic_shared_bytes = 0;
+};
+// A config's launch shape at the given problem values (by name); nullopt where the spec's
+// launch expressions give no valid launch there.
+using LaunchOf = std::function<std::optional<LaunchShape>(
+    uint64_t index, const std::vector<std::pair<std::string, double>>& problem_values)>;
 
 // Ask/tell search driver. An empty proposal ends the search.
 class Strategy {
@@ -27,6 +42,8 @@ class Strategy {
   // Strategies that cannot learn from them ignore them.
   virtual void use_prior(const std::vector<std::pair<std::string, double>>& /*problem_values*/,
                          std::vector<PriorData> /*prior*/) {}
+  // Before start(): how configs launch, and this workload's GPU's SM count.
+  virtual void use_launches(LaunchOf /*launch*/, int /*sm_count*/) {}
   virtual void start(const SearchSpace& space, const std::vector<Measurement>& prior) = 0;
   virtual std::vector<uint64_t> propose(size_t max_batch) = 0;
   virtual void observe(const std::vector<Measurement>& results) = 0;

@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include "features.h"
 #include "gputune/error.h"
+#include "gputune/spec_loader.h"
+#include "support/synthetic_recording.h"
 
 namespace gputune {
 namespace {
@@ -113,6 +118,73 @@ TEST(Features, OccupancyFallsWithRegistersAndSharedMemory) {
   EXPECT_DOUBLE_EQ(occupancy_estimate({64, 0, 0, 256}), 0.5);
   EXPECT_DOUBLE_EQ(occupancy_estimate({255, 0, 0, 256}), 0.125);
   EXPECT_DOUBLE_EQ(occupancy_estimate({32, 100 * 1024, 0, 256}), 0.25);
+}
+
+}  // namespace
+}  // namespace gputune
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Geometry, ResidentBlocksFollowRegistersSharedMemoryAndThreads) {
+  EXPECT_EQ(resident_blocks({128, 0, 0, 256}), 2);       // 128 x 256 registers of 65536
+  EXPECT_EQ(resident_blocks({95, 0, 0, 256}), 2);        // 96 a thread after rounding
+  EXPECT_EQ(resident_blocks({0, 0, 0, 256}), 8);         // not compiled: the thread limit
+  EXPECT_EQ(resident_blocks({32, 0, 0, 64}), 32);        // the block limit
+  EXPECT_EQ(resident_blocks({32, 60 * 1024, 0, 256}), 3);
+  EXPECT_EQ(resident_blocks({32, 60 * 1024, 0, 256}, 60 * 1024), 1);  // dynamic counts too
+  EXPECT_EQ(resident_blocks({32, 300 * 1024, 0, 256}), 1);  // never 0 for a launchable block
+}
+
+TEST(Geometry, WavesTailAndFillAcrossSmCounts) {
+  const auto& names = geometry_feature_names();
+  ASSERT_EQ(names.size(), 6u);
+  // 256 blocks of 256 threads at 128 registers: two blocks an SM.
+  const LaunchShape shape{256, 256, 0};
+  const ResourceUsage registers{128, 0, 0, 0};
+  std::vector<double> h200 = geometry_features(shape, &registers, 132);
+  EXPECT_DOUBLE_EQ(h200[0], 8);                   // log2 threads
+  EXPECT_DOUBLE_EQ(h200[1], 8);                   // log2 blocks
+  EXPECT_DOUBLE_EQ(h200[2], 0.25);                // 2 x 256 of 2048 threads
+  EXPECT_NEAR(h200[3], std::log2(256.0 / 264), 1e-12);
+  EXPECT_NEAR(h200[4], 256.0 / 264, 1e-12);       // one wave, nearly full
+  EXPECT_DOUBLE_EQ(h200[5], 1);
+  // 114 SMs: 1.12 waves, the second almost empty.
+  std::vector<double> fewer = geometry_features(shape, &registers, 114);
+  EXPECT_NEAR(fewer[4], (256.0 / 228) / 2, 1e-12);
+  // 512 SMs: half of them idle.
+  std::vector<double> more = geometry_features(shape, &registers, 512);
+  EXPECT_DOUBLE_EQ(more[5], 0.5);
+  EXPECT_NEAR(more[4], 256.0 / 1024, 1e-12);
+  // Not compiled anywhere: eight blocks an SM by the thread limit.
+  EXPECT_NEAR(geometry_features(shape, nullptr, 132)[3], std::log2(256.0 / (132 * 8)), 1e-12);
+}
+
+TEST(Geometry, LaunchOfEvaluatesTheSpecAtAnyProblemValues) {
+  const fs::path dir = fs::temp_directory_path() / ("gputune_geometry_" + std::to_string(getpid()));
+  Problem problem(load_spec(testing::write_synthetic_spec(dir), {}));
+  LaunchOf launch = launch_of(problem.spec());
+  std::optional<uint64_t> index =
+      index_from_json(problem.space(), R"({"TX":32,"TY":8,"UNROLL":2,"VEC":1,"PAD":0,)"
+                                       R"("block_order":"diagonal"})");
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(problem.space().json(*index),
+            R"({"TX":32,"TY":8,"UNROLL":2,"VEC":1,"PAD":0,"block_order":"diagonal"})");
+  EXPECT_FALSE(index_from_json(problem.space(), R"({"TX":33,"TY":8,"UNROLL":2,"VEC":1,)"
+                                                R"("PAD":0,"block_order":"row"})"));
+  EXPECT_FALSE(index_from_json(problem.space(), R"({"TX":32})"));
+  // grid [ceil(n / TX), ceil(n / TY)], block [TX, TY]
+  auto at = [&](double n) { return launch(*index, {{"n", n}}); };
+  ASSERT_TRUE(at(1024).has_value());
+  EXPECT_DOUBLE_EQ(at(1024)->blocks, 32.0 * 128);
+  EXPECT_DOUBLE_EQ(at(1024)->threads_per_block, 256);
+  EXPECT_DOUBLE_EQ(at(4096)->blocks, 128.0 * 512);
+  EXPECT_DOUBLE_EQ(at(1000)->blocks, 32.0 * 125);  // ragged: ceil
+  // The same as the variant the problem itself builds.
+  EXPECT_DOUBLE_EQ(launch_shape(problem.variant(*index)).blocks, at(1024)->blocks);
+  fs::remove_all(dir);
 }
 
 }  // namespace

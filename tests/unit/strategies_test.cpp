@@ -13,6 +13,7 @@
 #include "gputune/model_strategy.h"
 #include "gputune/replay.h"
 #include "gputune/strategy.h"
+#include "features.h"
 #include "support/synthetic_recording.h"
 
 namespace gputune {
@@ -226,6 +227,51 @@ TEST_F(SyntheticSpaceTest, MisleadingPriorDoesNotTrapTheSearch) {
             << ", with a backwards prior " << misled[4] << "\n";
   EXPECT_LE(misled[4], 4 * cold[4] + 20);
   EXPECT_LT(misled[4], cap / 2);
+}
+
+// On the recorded H200 SGEMM space, prior data from the two other sizes: the middle size is
+// where a model of parameters and problem values alone ranks the smaller size's tiles first
+// (52 evaluations to 95% before); launch geometry carries what the other sizes say.
+TEST_F(SyntheticSpaceTest, LaunchGeometryCarriesSgemmPriorAcrossSizes) {
+  const fs::path dir = fs::path(GPUTUNE_SOURCE_DIR) / "db" / "recordings";
+  const std::string stem = "sgemm_m_%_n_%_k_%_NVIDIA_H200.csv";
+  auto path = [&](const std::string& size) {
+    std::string name = stem;
+    for (size_t at; (at = name.find('%')) != std::string::npos;) name.replace(at, 1, size);
+    return dir / name;
+  };
+  if (!fs::exists(path("1024")) || !fs::exists(path("2048")) || !fs::exists(path("4096"))) {
+    GTEST_SKIP() << "the sgemm recordings are not in " << dir;
+  }
+  Recording target = load_recording(path("2048").string());
+  std::vector<PriorData> priors;
+  for (const char* size : {"1024", "4096"}) {
+    Recording r = load_recording(path(size).string());
+    Problem p = recording_problem(r);
+    priors.push_back({p.problem_values(), size, r.info.device.sm_count, r.measurements});
+  }
+  Problem problem = recording_problem(target);
+  std::vector<size_t> plain, geometry;
+  size_t kept = 0;
+  for (uint64_t seed = 1; seed <= 9; ++seed) {
+    ModelStrategy without(seed);
+    without.set_problem_values(problem.problem_values());
+    without.set_prior(priors);
+    plain.push_back(evaluations_to_95(without, problem, target, 300));
+    ModelStrategy with(seed);
+    with.set_problem_values(problem.problem_values());
+    with.set_prior(priors);
+    with.set_launches(launch_of(problem.spec()), target.info.device.sm_count);
+    geometry.push_back(evaluations_to_95(with, problem, target, 300));
+    kept += with.stats().prior_geometry;
+  }
+  std::sort(plain.begin(), plain.end());
+  std::sort(geometry.begin(), geometry.end());
+  std::cout << "sgemm 2048^3 with prior from 1024^3 and 4096^3, evaluations to 95% (median of 9 "
+            << "seeds): without geometry " << plain[4] << ", with " << geometry[4]
+            << " (geometry kept in " << kept << " of 9)\n";
+  EXPECT_LE(geometry[4], 15u);
+  EXPECT_LT(geometry[4], plain[4]);
 }
 
 TEST(ModelStrategy, StepsStayFastOnTenThousandConfigs) {
