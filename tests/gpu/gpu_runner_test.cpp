@@ -128,9 +128,9 @@ TEST_F(GpuRunnerTest, TransposeBaselineAndTiledVariantMeasureOk) {
   EXPECT_GE(reference.samples_ms.size(), 3u);
 
   const std::vector<std::string> configs = {
-      "SHARED=1 TILE=32 PAD=1 MERGE_Y=4 VEC=1 block_order=row",
-      "SHARED=1 TILE=64 PAD=0 MERGE_Y=8 VEC=1 block_order=diagonal",
-      "SHARED=0 TILE=16 PAD=0 MERGE_Y=2 VEC=1 block_order=diagonal",
+      "SHARED=1 TILE=32 PAD=1 MERGE_Y=4 VEC=1 TALL=1 STREAM=0 block_order=row",
+      "SHARED=1 TILE=64 PAD=1 MERGE_Y=8 VEC=1 TALL=2 STREAM=0 block_order=diagonal",
+      "SHARED=0 TILE=16 PAD=0 MERGE_Y=2 VEC=1 TALL=1 STREAM=0 block_order=diagonal",
   };
   std::vector<Candidate> batch;
   for (const std::string& config : configs) batch.push_back(candidate(*problem, config));
