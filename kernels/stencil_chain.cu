@@ -15,56 +15,84 @@
 // Launch (fused): block [BX, BY], grid [ceil(nx / BX), ceil(ny / (BY * MERGE_Y))].
 #include "stencil.cu"
 
+// Loop s of the chain over the tile: reads src, writes dst (or `out` for the last loop). Loop s
+// is valid on the tile less s points per side. Work items are strips of MERGE_Y rows in one
+// column; neighbouring threads take neighbouring columns. kInterior: the whole tile and its halo
+// lie inside the grid, so no point needs a bounds check.
+template <int STEPS, int S, bool kInterior, int kRows, int kCols>
+__device__ __forceinline__ void chain_loop(const float (*src)[kCols + PAD],
+                                           float (*dst)[kCols + PAD], float* __restrict__ out,
+                                           int nx, int ny, long long x0, long long y0, float c0,
+                                           float c1) {
+  constexpr int kLoopCols = kCols - 2 * S, kLoopRows = kRows - 2 * S;
+  constexpr int kStrips = (kLoopRows + MERGE_Y - 1) / MERGE_Y;
+  const int tid = threadIdx.y * BX + threadIdx.x;
+  for (int item = tid; item < kLoopCols * kStrips; item += BX * BY) {
+    const int c = S + item % kLoopCols;
+    const int r_begin = S + (item / kLoopCols) * MERGE_Y;
+    const long long x = x0 + c;
+    const bool x_inside = kInterior || (x >= 0 && x < nx);
+    float up = src[r_begin - 1][c], mid = src[r_begin][c];
+#pragma unroll
+    for (int m = 0; m < MERGE_Y; ++m) {
+      const int r = r_begin + m;
+      if (kLoopRows % MERGE_Y != 0 && r >= S + kLoopRows) break;
+      const float down = src[r + 1][c];
+      const float v = c0 * mid + c1 * (up + down + src[r][c - 1] + src[r][c + 1]);
+      const long long y = y0 + r;
+      const bool inside = kInterior || (x_inside && y >= 0 && y < ny);
+      if (S == STEPS) {
+        if (inside) out[y * nx + x] = v;
+      } else {
+        dst[r][c] = inside ? v : 0.0f;
+      }
+      up = mid;
+      mid = down;
+    }
+  }
+}
+
+template <int STEPS, int S, bool kInterior, int kRows, int kCols>
+__device__ __forceinline__ void chain_loops(float (*tiles)[kRows][kCols + PAD],
+                                            float* __restrict__ out, int nx, int ny, long long x0,
+                                            long long y0, float c0, float c1) {
+  chain_loop<STEPS, S, kInterior, kRows, kCols>(tiles[(S - 1) & 1], tiles[S & 1], out, nx, ny,
+                                                 x0, y0, c0, c1);
+  if constexpr (S < STEPS) {
+    __syncthreads();
+    chain_loops<STEPS, S + 1, kInterior, kRows, kCols>(tiles, out, nx, ny, x0, y0, c0, c1);
+  }
+}
+
 template <int STEPS>
 __global__ void stencil5_fused(float* __restrict__ out, const float* __restrict__ in, int nx,
                                int ny, float c0, float c1) {
   constexpr int kTileX = BX, kTileY = BY * MERGE_Y;
   constexpr int kCols = kTileX + 2 * STEPS, kRows = kTileY + 2 * STEPS;
-  constexpr int kThreads = BX * BY;
   // Two tiles, in turn the source and the destination of a loop.
   __shared__ float tiles[2][kRows][kCols + PAD];
 
   const long long x0 = static_cast<long long>(blockIdx.x) * kTileX - STEPS;  // tile column 0
   const long long y0 = static_cast<long long>(blockIdx.y) * kTileY - STEPS;  // tile row 0
+  const bool interior = x0 >= 0 && y0 >= 0 && x0 + kCols <= nx && y0 + kRows <= ny;
   const int tid = threadIdx.y * BX + threadIdx.x;
 
-  for (int e = tid; e < kRows * kCols; e += kThreads) {
-    const int r = e / kCols, c = e % kCols;
-    tiles[0][r][c] = at(in, nx, ny, y0 + r, x0 + c);
+  if (interior) {
+    const float* corner = in + y0 * nx + x0;
+    for (int e = tid; e < kRows * kCols; e += BX * BY) {
+      const int r = e / kCols, c = e % kCols;
+      tiles[0][r][c] = __ldg(corner + static_cast<long long>(r) * nx + c);
+    }
+  } else {
+    for (int e = tid; e < kRows * kCols; e += BX * BY) {
+      const int r = e / kCols, c = e % kCols;
+      tiles[0][r][c] = at(in, nx, ny, y0 + r, x0 + c);
+    }
   }
   __syncthreads();
-
-#pragma unroll
-  for (int s = 1; s <= STEPS; ++s) {
-    const float(*src)[kCols + PAD] = tiles[(s - 1) & 1];
-    float(*dst)[kCols + PAD] = tiles[s & 1];
-    // Loop s is valid on the tile less s points per side. Work items are strips of MERGE_Y
-    // rows in one column; neighbouring threads take neighbouring columns.
-    const int cols = kCols - 2 * s, rows = kRows - 2 * s;
-    const int strips = (rows + MERGE_Y - 1) / MERGE_Y;
-    for (int item = tid; item < cols * strips; item += kThreads) {
-      const int c = s + item % cols;
-      const int r_begin = s + (item / cols) * MERGE_Y;
-      const int r_end = min(r_begin + MERGE_Y, s + rows);
-      const long long x = x0 + c;
-      float up = src[r_begin - 1][c], mid = src[r_begin][c];
-#pragma unroll
-      for (int m = 0; m < MERGE_Y; ++m) {
-        const int r = r_begin + m;
-        if (r >= r_end) break;
-        const float down = src[r + 1][c];
-        const float v = c0 * mid + c1 * (up + down + src[r][c - 1] + src[r][c + 1]);
-        const long long y = y0 + r;
-        const bool inside = y >= 0 && y < ny && x >= 0 && x < nx;
-        if (s == STEPS) {
-          if (inside) out[y * nx + x] = v;
-        } else {
-          dst[r][c] = inside ? v : 0.0f;
-        }
-        up = mid;
-        mid = down;
-      }
-    }
-    if (s < STEPS) __syncthreads();
+  if (interior) {
+    chain_loops<STEPS, 1, true, kRows, kCols>(tiles, out, nx, ny, x0, y0, c0, c1);
+  } else {
+    chain_loops<STEPS, 1, false, kRows, kCols>(tiles, out, nx, ny, x0, y0, c0, c1);
   }
 }

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "cli/interrupt.h"
@@ -49,10 +50,29 @@ Parsed parse(const std::vector<std::string>& args, const po::options_description
   return parsed;
 }
 
+// "m=4096,n=2*m" is two assignments; a comma inside an expression ("n=max(a, b)") is not a
+// separator, since what follows it is not "name=".
+std::vector<std::string> split_assignments(const std::string& text) {
+  static const std::regex kNextAssignment(R"(^\s*[A-Za-z_]\w*\s*=[^=])");
+  std::vector<std::string> out(1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ',' && std::regex_search(text.substr(i + 1), kNextAssignment)) {
+      out.emplace_back();
+    } else {
+      out.back() += text[i];
+    }
+  }
+  return out;
+}
+
 Overrides parse_overrides(const po::variables_map& vm) {
   Overrides overrides;
   if (!vm.count("set")) return overrides;
-  for (const auto& item : vm["set"].as<std::vector<std::string>>()) {
+  std::vector<std::string> items;
+  for (const auto& given : vm["set"].as<std::vector<std::string>>()) {
+    for (auto& item : split_assignments(given)) items.push_back(std::move(item));
+  }
+  for (const auto& item : items) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw Error(ErrorCode::kUsage, "--set " + item + ": expected name=value, e.g. --set n=4096");
@@ -169,7 +189,7 @@ void add_spec_options(po::options_description& options) {
   options.add_options()
       ("spec", po::value<std::string>(), "spec file, or the name of a shipped spec")
       ("set", po::value<std::vector<std::string>>()->composing(),
-       "override a problem value: --set n=4096 (repeatable)")
+       "override problem values: --set n=4096, --set m=4096,n=2048 (repeatable)")
       ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
       ("json", "write JSON to stdout instead of a table")
       ("help,h", "show this help");

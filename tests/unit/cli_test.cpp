@@ -96,6 +96,18 @@ TEST(Cli, SearchWithoutAGpuSaysSoAndExits69) {
   EXPECT_TRUE(contains(search.err, "--compile-only")) << search.err;
 }
 
+TEST(Cli, SetTakesSeveralAssignmentsSeparatedByCommas) {
+  if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
+  // Both values are read (a comma inside max(...) is not a separator), so the search gets as
+  // far as looking for a GPU.
+  CommandResult both = run_gputune(
+      "search stencil --set 'nx=1000,ny=max(2, 3)' --db /tmp/gputune_cli_set.db");
+  EXPECT_EQ(both.exit_code, 69) << both.err;
+  CommandResult unknown = run_gputune("search stencil --set nx=1000,nz=3 --db /tmp/gputune_cli_set.db");
+  EXPECT_EQ(unknown.exit_code, 64);
+  EXPECT_TRUE(contains(unknown.err, "--set nz=3: 'nz' is not a problem value")) << unknown.err;
+}
+
 TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
   fs::path dir = fs::temp_directory_path() / ("gputune_cli_replay_" + std::to_string(getpid()));
   fs::remove_all(dir);
