@@ -77,17 +77,24 @@ __global__ void stencil5_fused(float* __restrict__ out, const float* __restrict_
   const bool interior = x0 >= 0 && y0 >= 0 && x0 + kCols <= nx && y0 + kRows <= ny;
   const int tid = threadIdx.y * BX + threadIdx.x;
 
-  if (interior) {
-    const float* corner = in + y0 * nx + x0;
-    for (int e = tid; e < kRows * kCols; e += BX * BY) {
-      const int r = e / kCols, c = e % kCols;
-      tiles[0][r][c] = __ldg(corner + static_cast<long long>(r) * nx + c);
+  // Every load of the tile is issued before any is stored, so a thread has them all in flight
+  // at once rather than one global-memory latency each.
+  constexpr int kElements = kRows * kCols, kPerThread = (kElements + BX * BY - 1) / (BX * BY);
+  float staged[kPerThread];
+  const float* corner = in + y0 * nx + x0;
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const int e = tid + k * BX * BY;
+    const int r = e / kCols, c = e % kCols;
+    if (e < kElements) {
+      staged[k] = interior ? __ldg(corner + static_cast<long long>(r) * nx + c)
+                           : at(in, nx, ny, y0 + r, x0 + c);
     }
-  } else {
-    for (int e = tid; e < kRows * kCols; e += BX * BY) {
-      const int r = e / kCols, c = e % kCols;
-      tiles[0][r][c] = at(in, nx, ny, y0 + r, x0 + c);
-    }
+  }
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const int e = tid + k * BX * BY;
+    if (e < kElements) tiles[0][e / kCols][e % kCols] = staged[k];
   }
   __syncthreads();
   if (interior) {
