@@ -87,7 +87,8 @@ std::string ModuleCache::default_directory() {
 std::string ModuleCache::key(const CompileRequest& request) const {
   ipc::Writer w;
   w.str(toolchain_).str(request.arch).strings(request.kernel_name_expressions);
-  w.strings(request.options).str(request.source_name).str(request.source);
+  w.strings(request.options).str(request.source_name).str(request.headers_hash);
+  w.str(request.source);
   return w.take();
 }
 

@@ -162,12 +162,13 @@ void get(Reader& r, DeviceInfo* d) {
 }
 
 void put(Writer& w, const CompileRequest& q) {
-  w.str(q.source).str(q.source_name).strings(q.kernel_name_expressions).strings(q.options);
-  w.str(q.arch);
+  w.str(q.source).str(q.source_name).str(q.headers_hash).strings(q.kernel_name_expressions);
+  w.strings(q.options).str(q.arch);
 }
 void get(Reader& r, CompileRequest* q) {
   q->source = r.str();
   q->source_name = r.str();
+  q->headers_hash = r.str();
   q->kernel_name_expressions = r.strings();
   q->options = r.strings();
   q->arch = r.str();

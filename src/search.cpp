@@ -155,6 +155,7 @@ CompileRequest compile_request(const Problem& problem, const Variant& variant,
                    problem.spec().kernel_source;
   request.kernel_name_expressions = variant.kernel_name_expressions;
   request.options = variant.compile_options;
+  request.headers_hash = problem.spec().headers_hash;
   request.arch = arch;
   return request;
 }

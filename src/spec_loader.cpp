@@ -14,6 +14,7 @@
 #include "block_order.h"
 #include "gputune/error.h"
 #include "gputune/expression.h"
+#include "hash.h"
 
 namespace gputune {
 namespace {
@@ -130,12 +131,12 @@ std::vector<std::string> global_functions(const std::string& source) {
   return names;
 }
 
-// The text of a source and of the headers it includes with quotes, recursively, where they are
+// The text of the headers a source includes with quotes, recursively, where they are
 // found beside the file that includes them (as NVRTC finds them with --include-path): a kernel
 // file may launch kernels that a header it includes defines.
-std::string with_local_includes(const std::string& source, const fs::path& folder,
-                                std::set<std::string>* seen) {
-  std::string out = source;
+std::string local_includes(const std::string& source, const fs::path& folder,
+                           std::set<std::string>* seen) {
+  std::string out;
   std::istringstream lines(source);
   for (std::string line; std::getline(lines, line);) {
     const size_t hash = line.find_first_not_of(" \t");
@@ -150,7 +151,7 @@ std::string with_local_includes(const std::string& source, const fs::path& folde
     if (!in) continue;
     std::ostringstream text;
     text << in.rdbuf();
-    out += "\n" + with_local_includes(text.str(), header.parent_path(), seen);
+    out += "\n" + text.str() + local_includes(text.str(), header.parent_path(), seen);
   }
   return out;
 }
@@ -238,7 +239,8 @@ class Loader {
   std::vector<std::string> numeric_dimensions_;
   std::vector<std::string> symbol_dimensions_;
   std::vector<std::pair<std::string, SourceLocation>> defined_;
-  std::string kernel_source_text_;  // the kernel source as the spec names it
+  std::string kernel_source_text_;           // the kernel source as the spec names it
+  std::vector<std::string> kernel_globals_;  // its __global__ functions, headers included
 };
 
 void Loader::check_keys(const YAML::Node& map, const std::vector<std::string>& known,
@@ -418,9 +420,7 @@ ExprText Loader::kernel_name_of(const YAML::Node& name, const Spec& spec,
                    "' does not start with an identifier; expected a name "
                    "such as transpose or transpose<TILE>");
   }
-  std::set<std::string> seen{spec.kernel_path};
-  const std::vector<std::string> globals = global_functions(with_local_includes(
-      spec.kernel_source, fs::path(spec.kernel_path).parent_path(), &seen));
+  const std::vector<std::string>& globals = kernel_globals_;
   if (std::find(globals.begin(), globals.end(), last) == globals.end()) {
     fail(name, "kernel '" + last + "' is not a __global__ function of " + source +
                    suggestion(last, globals) +
@@ -453,6 +453,11 @@ void Loader::read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec) 
   spec->kernel_source = contents.str();
 
   kernel_source_text_ = relative;
+  std::set<std::string> seen{spec->kernel_path};
+  const std::string headers =
+      local_includes(spec->kernel_source, fs::path(spec->kernel_path).parent_path(), &seen);
+  spec->headers_hash = stable_hash(headers);
+  kernel_globals_ = global_functions(spec->kernel_source + "\n" + headers);
   if (name) spec->kernel_name = kernel_name_of(name, *spec, relative);
 
   if (const YAML::Node options = node["options"]) {

@@ -8,6 +8,7 @@ namespace gputune {
 struct CompileRequest {
   std::string source;                  // prelude + kernel source
   std::string source_name;             // file name shown in compiler messages
+  std::string headers_hash;            // of what the source includes: another is another module
   // The kernels to look up in the module: "transpose" or "transpose<32, 1>"; at least one.
   std::vector<std::string> kernel_name_expressions;
   std::vector<std::string> options;    // NVRTC options besides the architecture

@@ -96,6 +96,9 @@ struct Spec {
   std::string description;
   std::string kernel_path;       // resolved relative to the spec file
   std::string kernel_source;     // the kernel file's contents
+  // Of the headers the kernel includes with quotes, found beside it (gputune.cuh, ...): they
+  // are part of what a module is compiled from, though not of the kernel's identity.
+  std::string headers_hash;
   // `kernel: name`, or for a multi-launch spec without one, its kernels' names joined by " + ".
   // What identifies the kernel among workloads; each launch names what it launches.
   ExprText kernel_name;

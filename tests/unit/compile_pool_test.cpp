@@ -172,6 +172,9 @@ TEST(ModuleCache, MissThenHitWithTheSameModule) {
   CompileRequest other_source = request(1);
   other_source.source += " ";
   EXPECT_FALSE(cache.load(other_source));
+  CompileRequest other_headers = request(1);
+  other_headers.headers_hash = "0123456789abcdef";
+  EXPECT_FALSE(cache.load(other_headers));
   EXPECT_FALSE(ModuleCache(dir.str() + "/modules", "13.1").load(request(1)));
   // No temporary files are left behind.
   size_t files = 0;

@@ -174,6 +174,12 @@ TEST_F(MultiLaunchTest, KernelsMayComeFromHeadersTheSourceIncludes) {
   const Spec s = spec({{13, "  - {kernel: from_nested, when: FUSED == 1, arguments: [out],"},
                        {11, "  - {kernel: from_header, when: FUSED == 0, arguments: [out, tmp, n],"}});
   EXPECT_EQ(s.kernel_name.text, "step<T> + from_header + from_nested");
+  // A header's edit changes what modules are compiled from, not the kernel's identity.
+  std::ofstream(dir_ / "lib" / "more.cuh", std::ios::app) << "// edited\n";
+  const Spec edited = spec({{13, "  - {kernel: from_nested, when: FUSED == 1, arguments: [out],"},
+                            {11, "  - {kernel: from_header, when: FUSED == 0, arguments: [out, tmp, n],"}});
+  EXPECT_NE(edited.headers_hash, s.headers_hash);
+  EXPECT_EQ(edited.source_hash(), s.source_hash());
 }
 
 TEST_F(MultiLaunchTest, ErrorsSayWhereAndWhat) {
