@@ -54,6 +54,9 @@
 #ifndef UNROLL
 #define UNROLL 1
 #endif
+#ifndef SPLIT
+#define SPLIT 0
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
 #define FRAG ((TM % 4 == 0 && TN % 4 == 0) ? 4 : 1)
@@ -107,6 +110,27 @@ __device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], 
       const float* src = ok ? B + (k0 + r) * N + n0 + c : B;
       gputune::cp_async4(&Bs[r][c], src, ok ? 4 : 0);
     }
+  }
+}
+
+// Interior blocks, whole K tiles, N % 4 == 0: the same copies with no bounds tests.
+// a_tile = A + m0 * K + k0, b_tile = B + k0 * N + n0.
+__device__ __forceinline__ void issue_tile_interior(float (*As)[LDA_S], float (*Bs)[BN],
+                                                    const float* __restrict__ a_tile,
+                                                    const float* __restrict__ b_tile, int N,
+                                                    int K, int tid) {
+#pragma unroll
+  for (int l = 0; l < A_COPIES; ++l) {
+    const int e = tid + l * THREADS;
+    const int rest = e / 8;
+    const int r = rest % BM, c = (rest / BM) * 8 + e % 8;
+    gputune::cp_async4(&As[c][r], a_tile + r * K + c, 4);
+  }
+#pragma unroll
+  for (int l = 0; l < B_COPIES16; ++l) {
+    const int e = tid + l * THREADS;
+    const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+    gputune::cp_async16(&Bs[r][c], b_tile + r * N + c, 16);
   }
 }
 #else
@@ -190,10 +214,11 @@ __device__ __forceinline__ void store_tiles(const Staged& st, float (*As)[LDA_S]
 
 // One K tile: per k, the thread's TM values of A and TN values of B from shared memory, then
 // TM x TN fused multiply-adds.
+template <int K0 = 0, int K1 = BK>
 __device__ __forceinline__ void compute_tile(float (&acc)[TM][TN], const float (*As)[LDA_S],
                                              const float (*Bs)[BN], int row0, int col0) {
   GPUTUNE_UNROLL(UNROLL)
-  for (int k = 0; k < BK; ++k) {
+  for (int k = K0; k < K1; ++k) {
     float a[TM], b[TN];
 #pragma unroll
     for (int g = 0; g < TM / FRAG; ++g) {
@@ -233,8 +258,29 @@ __device__ __forceinline__ void async_loop(float (&acc)[TM][TN], float (*As)[BK]
     gputune::cp_async_commit();
   }
   int slot = 0, next_slot = STAGES - 1;
+  int t = 0;
+  if (B16) {
+    // Interior blocks: while the tile to issue is whole, a loop with no bounds tests.
+    const bool interior = m0 + BM <= M && n0 + BN <= N;
+    const int fast_tiles = interior ? K / BK : 0;
+    const float* a_tile = A + m0 * K + (STAGES - 1) * BK;
+    const float* b_tile = B + static_cast<long long>(STAGES - 1) * BK * N + n0;
+    const long long b_step = static_cast<long long>(BK) * N;
 #pragma unroll 1
-  for (int t = 0; t < tiles; ++t) {
+    for (; t + STAGES - 1 < fast_tiles; ++t) {
+      gputune::cp_async_wait<STAGES - 2>();
+      __syncthreads();
+      issue_tile_interior(As[next_slot], Bs[next_slot], a_tile, b_tile, N, K, tid);
+      a_tile += BK;
+      b_tile += b_step;
+      gputune::cp_async_commit();
+      compute_tile(acc, As[slot], Bs[slot], row0, col0);
+      slot = slot + 1 == STAGES ? 0 : slot + 1;
+      next_slot = next_slot + 1 == STAGES ? 0 : next_slot + 1;
+    }
+  }
+#pragma unroll 1
+  for (; t < tiles; ++t) {
     gputune::cp_async_wait<STAGES - 2>();
     // Every thread's copies of tile t are visible, and every thread is done with tile t - 1,
     // whose slot the next issue overwrites.
@@ -312,8 +358,15 @@ extern "C" __global__ void
     a_tile += BK;
     b_tile += b_step;
     load_tiles_interior(st, a_tile, b_tile, N, K, tid);
+#if SPLIT
+    // The staged registers are committed half-way through the tile, so they live half as long.
+    compute_tile<0, BK / 2>(acc, As[cur], Bs[cur], row0, col0);
+    store_tiles(st, As[cur ^ 1], Bs[cur ^ 1], tid);
+    compute_tile<BK / 2, BK>(acc, As[cur], Bs[cur], row0, col0);
+#else
     compute_tile(acc, As[cur], Bs[cur], row0, col0);
     store_tiles(st, As[cur ^ 1], Bs[cur ^ 1], tid);
+#endif
     __syncthreads();
   }
 #pragma unroll 1
