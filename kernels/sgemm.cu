@@ -20,6 +20,9 @@
 //   PAD       extra columns of the transposed A tile (As[k][m]): its transposing stores then
 //             hit different banks
 //   UNROLL    unroll depth of the loop over k inside a tile
+// Interior blocks (the whole block tile inside C, N and K multiples of 4 for the float4 paths)
+// run their whole K tiles in a loop with no bounds tests; ragged blocks and the last partial
+// K tile take the guarded loads, so any M, N, K works and the hot loop carries no guards.
 // Launch: block [(BN / TN) * (BM / TM)], grid [ceil(N / BN), ceil(M / BM)], dynamic shared
 // memory 4 * STAGES * BK * (BM + PAD + BN) bytes.
 #include "gputune.cuh"
@@ -53,9 +56,6 @@
 #endif
 #ifndef UNROLL
 #define UNROLL 1
-#endif
-#ifndef SPLIT
-#define SPLIT 0
 #endif
 
 #define THREADS ((BM / TM) * (BN / TN))
@@ -214,11 +214,10 @@ __device__ __forceinline__ void store_tiles(const Staged& st, float (*As)[LDA_S]
 
 // One K tile: per k, the thread's TM values of A and TN values of B from shared memory, then
 // TM x TN fused multiply-adds.
-template <int K0 = 0, int K1 = BK>
 __device__ __forceinline__ void compute_tile(float (&acc)[TM][TN], const float (*As)[LDA_S],
                                              const float (*Bs)[BN], int row0, int col0) {
   GPUTUNE_UNROLL(UNROLL)
-  for (int k = K0; k < K1; ++k) {
+  for (int k = 0; k < BK; ++k) {
     float a[TM], b[TN];
 #pragma unroll
     for (int g = 0; g < TM / FRAG; ++g) {
@@ -358,15 +357,8 @@ extern "C" __global__ void
     a_tile += BK;
     b_tile += b_step;
     load_tiles_interior(st, a_tile, b_tile, N, K, tid);
-#if SPLIT
-    // The staged registers are committed half-way through the tile, so they live half as long.
-    compute_tile<0, BK / 2>(acc, As[cur], Bs[cur], row0, col0);
-    store_tiles(st, As[cur ^ 1], Bs[cur ^ 1], tid);
-    compute_tile<BK / 2, BK>(acc, As[cur], Bs[cur], row0, col0);
-#else
     compute_tile(acc, As[cur], Bs[cur], row0, col0);
     store_tiles(st, As[cur ^ 1], Bs[cur ^ 1], tid);
-#endif
     __syncthreads();
   }
 #pragma unroll 1
