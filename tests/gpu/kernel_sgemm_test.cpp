@@ -16,6 +16,9 @@ const char* const kConfigs[] = {
     "BM=128 BN=256 BK=16 TM=8 TN=16 WX=8 ASYNC=0 STAGES=2 PAD=4 UNROLL=16",
     "BM=128 BN=256 BK=8 TM=8 TN=16 WX=8 ASYNC=1 STAGES=4 PAD=4 UNROLL=16 block_order=swizzle8",
     "BM=64 BN=128 BK=8 TM=8 TN=16 WX=8 ASYNC=0 STAGES=1 PAD=0 UNROLL=16 block_order=swizzle8",
+    // The H200 winners at 4096^3 and 8192^3 (bench/RESULTS.md).
+    "BM=128 BN=256 BK=16 TM=8 TN=16 WX=16 ASYNC=0 STAGES=2 PAD=4 UNROLL=16",
+    "BM=128 BN=128 BK=16 TM=8 TN=16 WX=8 ASYNC=0 STAGES=2 PAD=4 UNROLL=16",
 };
 
 struct Size {
