@@ -20,6 +20,9 @@
 //   PAD       extra columns of the transposed A tile (As[k][m]): its transposing stores then
 //             hit different banks
 //   UNROLL    unroll depth of the loop over k inside a tile
+// Interior blocks (the whole block tile inside C, N and K multiples of 4 for the float4 paths)
+// run their whole K tiles in a loop with no bounds tests; ragged blocks and the last partial
+// K tile take the guarded loads, so any M, N, K works and the hot loop carries no guards.
 // Launch: block [(BN / TN) * (BM / TM)], grid [ceil(N / BN), ceil(M / BM)], dynamic shared
 // memory 4 * STAGES * BK * (BM + PAD + BN) bytes.
 #include "gputune.cuh"
@@ -109,6 +112,27 @@ __device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], 
     }
   }
 }
+
+// Interior blocks, whole K tiles, N % 4 == 0: the same copies with no bounds tests.
+// a_tile = A + m0 * K + k0, b_tile = B + k0 * N + n0.
+__device__ __forceinline__ void issue_tile_interior(float (*As)[LDA_S], float (*Bs)[BN],
+                                                    const float* __restrict__ a_tile,
+                                                    const float* __restrict__ b_tile, int N,
+                                                    int K, int tid) {
+#pragma unroll
+  for (int l = 0; l < A_COPIES; ++l) {
+    const int e = tid + l * THREADS;
+    const int rest = e / 8;
+    const int r = rest % BM, c = (rest / BM) * 8 + e % 8;
+    gputune::cp_async4(&As[c][r], a_tile + r * K + c, 4);
+  }
+#pragma unroll
+  for (int l = 0; l < B_COPIES16; ++l) {
+    const int e = tid + l * THREADS;
+    const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+    gputune::cp_async16(&Bs[r][c], b_tile + r * N + c, 16);
+  }
+}
 #else
 // ------------------------------------------------------------------ register-staged loads
 #define A_VECTORS (BM * BK / FRAG)
@@ -146,6 +170,25 @@ __device__ __forceinline__ void load_tiles(Staged& st, const float* __restrict__
 #pragma unroll
       for (int q = 0; q < FRAG; ++q) st.b[l][q] = 0.0f;
     }
+  }
+}
+
+// Interior blocks (the whole BM x BN tile inside C, rows aligned for FRAG-wide loads) and full K
+// tiles: no bounds tests, no scalar fallback. a_tile = A + m0 * K + k0, b_tile = B + k0 * N + n0.
+__device__ __forceinline__ void load_tiles_interior(Staged& st, const float* __restrict__ a_tile,
+                                                    const float* __restrict__ b_tile, int N, int K,
+                                                    int tid) {
+#pragma unroll
+  for (int l = 0; l < A_LOADS; ++l) {
+    const int i = tid + l * THREADS;
+    const int r = i / (BK / FRAG), c = (i % (BK / FRAG)) * FRAG;
+    if (A_VECTORS % THREADS == 0 || i < A_VECTORS) gputune::load_vec<FRAG>(a_tile + r * K, c, st.a[l]);
+  }
+#pragma unroll
+  for (int l = 0; l < B_LOADS; ++l) {
+    const int i = tid + l * THREADS;
+    const int r = i / (BN / FRAG), c = (i % (BN / FRAG)) * FRAG;
+    if (B_VECTORS % THREADS == 0 || i < B_VECTORS) gputune::load_vec<FRAG>(b_tile + r * N, c, st.b[l]);
   }
 }
 
@@ -214,8 +257,29 @@ __device__ __forceinline__ void async_loop(float (&acc)[TM][TN], float (*As)[BK]
     gputune::cp_async_commit();
   }
   int slot = 0, next_slot = STAGES - 1;
+  int t = 0;
+  if (B16) {
+    // Interior blocks: while the tile to issue is whole, a loop with no bounds tests.
+    const bool interior = m0 + BM <= M && n0 + BN <= N;
+    const int fast_tiles = interior ? K / BK : 0;
+    const float* a_tile = A + m0 * K + (STAGES - 1) * BK;
+    const float* b_tile = B + static_cast<long long>(STAGES - 1) * BK * N + n0;
+    const long long b_step = static_cast<long long>(BK) * N;
 #pragma unroll 1
-  for (int t = 0; t < tiles; ++t) {
+    for (; t + STAGES - 1 < fast_tiles; ++t) {
+      gputune::cp_async_wait<STAGES - 2>();
+      __syncthreads();
+      issue_tile_interior(As[next_slot], Bs[next_slot], a_tile, b_tile, N, K, tid);
+      a_tile += BK;
+      b_tile += b_step;
+      gputune::cp_async_commit();
+      compute_tile(acc, As[slot], Bs[slot], row0, col0);
+      slot = slot + 1 == STAGES ? 0 : slot + 1;
+      next_slot = next_slot + 1 == STAGES ? 0 : next_slot + 1;
+    }
+  }
+#pragma unroll 1
+  for (; t < tiles; ++t) {
     gputune::cp_async_wait<STAGES - 2>();
     // Every thread's copies of tile t are visible, and every thread is done with tile t - 1,
     // whose slot the next issue overwrites.
@@ -267,15 +331,39 @@ extern "C" __global__ void
 #else
   const int tiles = (K + BK - 1) / BK;
   const bool a_vec = K % FRAG == 0;
+  // Tiles below `fast_tiles` load with no bounds tests: the block lies inside C, rows are
+  // FRAG-aligned and the K tile is whole. Ragged blocks and the last partial K tile take the
+  // guarded loads.
+  const bool interior = m0 + BM <= M && n0 + BN <= N && a_vec && b_vec;
+  const int fast_tiles = interior ? K / BK : 0;
+  const float* a_tile = A + m0 * K;
+  const float* b_tile = B + n0;
+  const long long b_step = static_cast<long long>(BK) * N;
   Staged st;
 #if STAGES >= 2
-  load_tiles(st, A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec);
+  if (fast_tiles > 0) {
+    load_tiles_interior(st, a_tile, b_tile, N, K, tid);
+  } else {
+    load_tiles(st, A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec);
+  }
   store_tiles(st, As[0], Bs[0], tid);
   __syncthreads();
+  int t = 0;
+  // The next tile's loads are in flight while this tile is computed. First the tiles whose
+  // successor loads with no bounds tests (a loop of its own, so that it carries no guarded code).
 #pragma unroll 1
-  for (int t = 0; t < tiles; ++t) {
+  for (; t + 1 < fast_tiles; ++t) {
     const int cur = t & 1;
-    // The next tile's loads are in flight while this tile is computed.
+    a_tile += BK;
+    b_tile += b_step;
+    load_tiles_interior(st, a_tile, b_tile, N, K, tid);
+    compute_tile(acc, As[cur], Bs[cur], row0, col0);
+    store_tiles(st, As[cur ^ 1], Bs[cur ^ 1], tid);
+    __syncthreads();
+  }
+#pragma unroll 1
+  for (; t < tiles; ++t) {
+    const int cur = t & 1;
     if (t + 1 < tiles) {
       load_tiles(st, A, B, M, N, K, m0, n0, static_cast<long long>(t + 1) * BK, tid, a_vec,
                  b_vec);
@@ -285,8 +373,19 @@ extern "C" __global__ void
     __syncthreads();
   }
 #else
+  int t = 0;
 #pragma unroll 1
-  for (int t = 0; t < tiles; ++t) {
+  for (; t < fast_tiles; ++t) {
+    load_tiles_interior(st, a_tile, b_tile, N, K, tid);
+    a_tile += BK;
+    b_tile += b_step;
+    store_tiles(st, As[0], Bs[0], tid);
+    __syncthreads();
+    compute_tile(acc, As[0], Bs[0], row0, col0);
+    __syncthreads();
+  }
+#pragma unroll 1
+  for (; t < tiles; ++t) {
     load_tiles(st, A, B, M, N, K, m0, n0, static_cast<long long>(t) * BK, tid, a_vec, b_vec);
     store_tiles(st, As[0], Bs[0], tid);
     __syncthreads();
