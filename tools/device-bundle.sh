@@ -12,9 +12,21 @@ cuda="${CUDA_HOME:-/usr/local/cuda}"
 source_dir=.
 if [ -n "${BUNDLE_REV:-}" ]; then
   source_dir="$build/source"
-  rm -rf "$source_dir"
+  fresh=$(mktemp -d)
+  git archive "$BUNDLE_REV" | tar -x -C "$fresh"
   mkdir -p "$source_dir"
-  git archive "$BUNDLE_REV" | tar -x -C "$source_dir"
+  # Only changed files are replaced: the others keep their times, so ninja rebuilds what the
+  # commit changed rather than everything.
+  (cd "$fresh" && find . -type f) | while read -r f; do
+    if ! cmp -s "$fresh/$f" "$source_dir/$f"; then
+      mkdir -p "$(dirname "$source_dir/$f")"
+      cp "$fresh/$f" "$source_dir/$f"
+    fi
+  done
+  (cd "$source_dir" && find . -type f) | while read -r f; do
+    [ -e "$fresh/$f" ] || rm "$source_dir/$f"
+  done
+  rm -rf "$fresh"
   build="$build/build"
 fi
 cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
