@@ -5,8 +5,8 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "exact_text.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -21,14 +21,6 @@ bool is_power_of_two(double v) {
 // Hopper (sm_90) per-SM limits; other GPUs differ a little, which a feature tolerates.
 constexpr int kSmRegisters = 65536, kSmThreads = 2048, kSmBlocks = 32;
 constexpr int kSmSharedBytes = 233472, kSharedPerBlockReserve = 1024;
-
-std::string number_text(double v) {
-  if (v == std::floor(v) && std::abs(v) < 9.0e15) return std::to_string(std::llround(v));
-  std::ostringstream out;
-  out.precision(17);
-  out << v;
-  return out.str();
-}
 
 }  // namespace
 
@@ -75,7 +67,7 @@ LaunchOf launch_of(const Spec& spec) {
       Spec at = state->spec;
       for (auto& [name, expr] : at.problem) {
         for (const auto& [given, value] : values) {
-          if (given == name) expr.text = number_text(value);
+          if (given == name) expr.text = exact_text(value);
         }
       }
       std::unique_ptr<Problem> problem;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "exact_text.h"
 #include "gputune/error.h"
 #include "gputune/replay.h"
 #include "gputune/spec_loader.h"
@@ -36,16 +37,6 @@ std::string utc_now() {
   gmtime_r(&now, &tm);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
-// Shortest text that reads back as the same double.
-std::string exact(double v) {
-  char text[32];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(text, sizeof text, "%.*g", precision, v);
-    if (std::strtod(text, nullptr) == v) break;
-  }
   return text;
 }
 
@@ -233,17 +224,17 @@ void write_recording(const Recording& recording, const std::string& path) {
   meta("driver", std::to_string(info.device.driver_version));
   meta("nvrtc", info.nvrtc_version);
   meta("baseline_index", std::to_string(info.baseline_index));
-  meta("copy_bandwidth_gbs", exact(info.copy_bandwidth_gbs));
+  meta("copy_bandwidth_gbs", exact_text(info.copy_bandwidth_gbs));
   meta("recorded_at", info.recorded_at);
   meta("commit", info.commit);
   out << kColumns << "\n";
   for (const Measurement& m : recording.measurements) {
     std::string samples;
-    for (double s : m.samples_ms) samples += (samples.empty() ? "" : ";") + exact(s);
+    for (double s : m.samples_ms) samples += (samples.empty() ? "" : ";") + exact_text(s);
     double median = m.median_ms();
     out << m.config_index << ',' << csv_field(m.config) << ',' << status_name(m.status) << ','
-        << (std::isnan(median) ? "" : exact(median)) << ',' << samples << ','
-        << exact(m.compile_ms) << ',' << m.registers << ',' << m.shared_bytes << ','
+        << (std::isnan(median) ? "" : exact_text(median)) << ',' << samples << ','
+        << exact_text(m.compile_ms) << ',' << m.registers << ',' << m.shared_bytes << ','
         << m.spill_bytes << ',' << csv_field(m.message) << "\n";
   }
   // Written beside, then renamed, so a reader never sees half a recording.
