@@ -13,12 +13,12 @@
 
 #include "ceilings.h"
 #include "gputune/error.h"
-#include "gputune/expression.h"
-#include "gputune/problem.h"
-#include "gputune/report.h"
-#include "gputune/search.h"
-#include "gputune/spec_loader.h"
-#include "gputune/store.h"
+#include "core/expression.h"
+#include "space/problem.h"
+#include "search/report.h"
+#include "search/search.h"
+#include "spec/spec_loader.h"
+#include "store/store.h"
 
 namespace po = boost::program_options;
 using namespace gputune;

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "gputune/error.h"
-#include "gputune/model_strategy.h"
-#include "gputune/replay.h"
-#include "gputune/strategy.h"
-#include "features.h"
+#include "strategy/model_strategy.h"
+#include "replay/replay.h"
+#include "strategy/strategy.h"
+#include "model/features.h"
 #include "support/synthetic_recording.h"
 
 namespace gputune {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gputune/report.h"
+#include "search/report.h"
 
 namespace gputune::cli {
 

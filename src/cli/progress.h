@@ -1,5 +1,5 @@
 #pragma once
-#include "gputune/search.h"
+#include "search/search.h"
 
 namespace gputune::cli {
 

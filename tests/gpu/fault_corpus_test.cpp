@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <map>
 
-#include "gputune/compile_pool.h"
-#include "gputune/process_runner.h"
-#include "gputune/runner.h"
-#include "gputune/search.h"
-#include "gputune/spec_loader.h"
+#include "compile/compile_pool.h"
+#include "process/process_runner.h"
+#include "run/runner.h"
+#include "search/search.h"
+#include "spec/spec_loader.h"
 #include "test_paths.h"
 
 namespace gputune {

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "gputune/compiler.h"
+#include "compile/compiler.h"
 #include "gputune/error.h"
-#include "gputune/problem.h"
-#include "gputune/runner.h"
-#include "gputune/search.h"
-#include "gputune/spec_loader.h"
+#include "space/problem.h"
+#include "run/runner.h"
+#include "search/search.h"
+#include "spec/spec_loader.h"
 #include "test_paths.h"
 
 namespace gputune {

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "block_order.h"
-#include "cuda_driver.h"
-#include "gputune/compiler.h"
-#include "gputune/problem.h"
-#include "gputune/runner.h"
-#include "gputune/search.h"
-#include "gputune/spec_loader.h"
+#include "transforms/block_order.h"
+#include "run/cuda_driver.h"
+#include "compile/compiler.h"
+#include "space/problem.h"
+#include "run/runner.h"
+#include "search/search.h"
+#include "spec/spec_loader.h"
 #include "test_paths.h"
 
 namespace gputune::test {

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "gputune/problem.h"
-#include "gputune/runner.h"
-#include "gputune/spec_loader.h"
-#include "gputune/store.h"
+#include "space/problem.h"
+#include "run/runner.h"
+#include "spec/spec_loader.h"
+#include "store/store.h"
 #include "support/run_gputune.h"
 #include "test_paths.h"
 

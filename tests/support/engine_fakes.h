@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "gputune/compiler.h"
+#include "compile/compiler.h"
 #include "gputune/error.h"
-#include "gputune/process_runner.h"
-#include "gputune/runner.h"
+#include "process/process_runner.h"
+#include "run/runner.h"
 
 namespace gputune::testing {
 

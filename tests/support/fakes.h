@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "gputune/compiler.h"
-#include "gputune/runner.h"
+#include "compile/compiler.h"
+#include "run/runner.h"
 
 namespace gputune::testing {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gputune/replay.h"
-#include "gputune/search.h"
-#include "gputune/spec_loader.h"
+#include "replay/replay.h"
+#include "search/search.h"
+#include "spec/spec_loader.h"
 
 namespace gputune::testing {
 

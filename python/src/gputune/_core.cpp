@@ -13,20 +13,20 @@
 #include <utility>
 #include <vector>
 
-#include "gputune/compile_pool.h"
-#include "gputune/compiler.h"
+#include "compile/compile_pool.h"
+#include "compile/compiler.h"
 #include "gputune/error.h"
-#include "gputune/problem.h"
-#include "gputune/process_runner.h"
-#include "gputune/replay.h"
-#include "gputune/report.h"
-#include "gputune/runner.h"
-#include "gputune/search.h"
+#include "space/problem.h"
+#include "process/process_runner.h"
+#include "replay/replay.h"
+#include "search/report.h"
+#include "run/runner.h"
+#include "search/search.h"
 #include "gputune/spec.h"
-#include "gputune/spec_catalog.h"
-#include "gputune/spec_loader.h"
-#include "gputune/store.h"
-#include "gputune/strategy.h"
+#include "spec/spec_catalog.h"
+#include "spec/spec_loader.h"
+#include "store/store.h"
+#include "strategy/strategy.h"
 
 namespace py = pybind11;
 

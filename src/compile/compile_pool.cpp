@@ -1,0 +1,325 @@
+#include "compile/compile_pool.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "gputune/error.h"
+#include "core/hash.h"
+#include "process/ipc.h"
+
+namespace gputune {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kEntryMagic[] = "gputune-module-2";  // 2: several kernels per module
+
+// Frame types between the pool and its workers.
+enum : uint32_t { kCompile = 1, kCompiled = 2, kFailed = 3 };
+
+int worker_main(int fd, const CompilerFactory& factory) {
+  std::unique_ptr<Compiler> compiler;
+  uint32_t type = 0;
+  std::string payload;
+  while (ipc::read_frame(fd, &type, &payload)) {
+    CompileRequest request;
+    ipc::Writer reply;
+    uint32_t reply_type = kCompiled;
+    try {
+      ipc::Reader reader(payload);
+      ipc::get(reader, &request);
+      if (!compiler) compiler = factory();
+      ipc::put(reply, compiler->compile(request));
+    } catch (const Error& e) {
+      reply = ipc::Writer();
+      ipc::put(reply, e);
+      reply_type = kFailed;
+    } catch (const std::exception& e) {
+      reply = ipc::Writer();
+      ipc::put(reply, Error(ErrorCode::kInternal, std::string("compiler: ") + e.what()));
+      reply_type = kFailed;
+    }
+    if (!ipc::write_frame(fd, reply_type, reply.data())) return 0;
+  }
+  return 0;  // the pool closed the socket
+}
+
+}  // namespace
+
+size_t hardware_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+// --- ModuleCache -------------------------------------------------------------------------
+
+ModuleCache::ModuleCache(std::string directory, std::string toolchain)
+    : directory_(std::move(directory)), toolchain_(std::move(toolchain)) {
+  std::error_code error;
+  fs::create_directories(directory_, error);
+  if (error || !fs::is_directory(directory_)) {
+    throw Error(ErrorCode::kIo, directory_ + ": cannot create the module cache directory (" +
+                                    error.message() + "); --cache-dir or --no-cache");
+  }
+}
+
+std::string ModuleCache::default_directory() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && *xdg == '/') return std::string(xdg) + "/gputune/modules";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') return std::string(home) + "/.cache/gputune/modules";
+  return (fs::temp_directory_path() / "gputune-modules").string();
+}
+
+// Everything that decides the cubin, unambiguously framed, so that equal keys mean equal input.
+std::string ModuleCache::key(const CompileRequest& request) const {
+  ipc::Writer w;
+  w.str(toolchain_).str(request.arch).strings(request.kernel_name_expressions);
+  w.strings(request.options).str(request.source_name).str(request.headers_hash);
+  w.str(request.source);
+  return w.take();
+}
+
+std::string ModuleCache::path_for(const CompileRequest& request) const {
+  return directory_ + "/" + stable_hash(key(request)) + ".module";
+}
+
+std::optional<CompiledKernel> ModuleCache::load(const CompileRequest& request) const {
+  std::ifstream in(path_for(request), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    // [payload][16 hex digits of the payload's hash]: a truncated or damaged file is a miss.
+    if (data.size() < 16) return std::nullopt;
+    const std::string payload = data.substr(0, data.size() - 16);
+    if (stable_hash(payload) != data.substr(data.size() - 16)) return std::nullopt;
+    ipc::Reader r(payload);
+    if (r.str() != kEntryMagic) return std::nullopt;
+    // The whole key is stored: a hash collision is a miss, never another kernel.
+    if (r.str() != key(request)) return std::nullopt;
+    CompiledKernel kernel;
+    ipc::get(r, &kernel);
+    if (!r.at_end()) return std::nullopt;
+    kernel.cached = true;
+    return kernel;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+void ModuleCache::save(const CompileRequest& request, const CompiledKernel& kernel) const {
+  ipc::Writer w;
+  w.str(kEntryMagic).str(key(request));
+  CompiledKernel stored = kernel;
+  stored.cached = false;
+  ipc::put(w, stored);
+  std::string data = w.take();
+  data += stable_hash(data);
+
+  const std::string path = path_for(request);
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  const std::string temp = path + ".tmp." + std::to_string(getpid()) + "." +
+                           std::to_string(random());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      return;
+    }
+  }
+  std::error_code error;
+  fs::rename(temp, path, error);  // atomic: readers see the old entry or the new, whole
+  if (error) fs::remove(temp, error);
+}
+
+// --- CompilePool -------------------------------------------------------------------------
+
+struct CompilePool::Impl {
+  struct Worker {
+    ipc::Child child;
+    bool busy = false;
+    uint64_t ticket = 0;
+  };
+  struct Job {
+    uint64_t ticket;
+    CompileRequest request;
+  };
+
+  CompilerFactory factory;
+  std::shared_ptr<ModuleCache> cache;
+  std::vector<Worker> workers;
+  std::deque<Job> queue;
+  std::unordered_map<uint64_t, CompileRequest> running;  // ticket -> request, for the cache
+  std::vector<std::pair<uint64_t, CompiledKernel>> ready;
+  std::unordered_set<uint64_t> cancelled;
+  uint64_t next_ticket = 1;
+  CompilePoolStats stats;
+
+  void start(Worker* w) {
+    const CompilerFactory* f = &factory;
+    w->child = ipc::spawn([f](int fd) { return worker_main(fd, *f); });
+    w->busy = false;
+  }
+
+  // Hands queued jobs to idle workers; a worker found dead is replaced and the job retried.
+  void dispatch() {
+    for (Worker& w : workers) {
+      if (queue.empty()) return;
+      if (w.busy) continue;
+      Job job = std::move(queue.front());
+      queue.pop_front();
+      ipc::Writer message;
+      ipc::put(message, job.request);
+      if (!ipc::write_frame(w.child.fd, kCompile, message.data())) {
+        ipc::kill_child(&w.child);
+        start(&w);
+        if (!ipc::write_frame(w.child.fd, kCompile, message.data())) {
+          throw Error(ErrorCode::kInternal, "a new compiler process does not take work");
+        }
+      }
+      w.busy = true;
+      w.ticket = job.ticket;
+      running.emplace(job.ticket, std::move(job.request));
+    }
+  }
+
+  void finish(uint64_t ticket, CompiledKernel kernel, bool from_compiler) {
+    auto it = running.find(ticket);
+    if (from_compiler) {
+      ++stats.compiled;
+      stats.compile_s += kernel.compile_ms / 1e3;
+      if (cache && it != running.end()) cache->save(it->second, kernel);
+    }
+    if (it != running.end()) running.erase(it);
+    if (cancelled.erase(ticket) == 0) ready.emplace_back(ticket, std::move(kernel));
+  }
+
+  void receive(Worker* w) {
+    uint32_t type = 0;
+    std::string payload;
+    const uint64_t ticket = w->ticket;
+    w->busy = false;
+    if (!ipc::read_frame(w->child.fd, &type, &payload)) {
+      const int status = ipc::kill_child(&w->child);
+      ++stats.crashes;
+      start(w);
+      CompiledKernel failed;
+      failed.log = "the compiler process died compiling this variant (" +
+                   ipc::describe_exit(status) + "); it was replaced";
+      finish(ticket, std::move(failed), false);
+      return;
+    }
+    ipc::Reader reader(payload);
+    if (type == kFailed) {
+      running.erase(ticket);
+      cancelled.erase(ticket);
+      throw ipc::get_error(reader);
+    }
+    CompiledKernel kernel;
+    ipc::get(reader, &kernel);
+    finish(ticket, std::move(kernel), true);
+  }
+};
+
+CompilePool::CompilePool(size_t workers, CompilerFactory factory,
+                         std::shared_ptr<ModuleCache> cache)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->factory = std::move(factory);
+  impl_->cache = std::move(cache);
+  impl_->workers.resize(workers == 0 ? hardware_threads() : workers);
+  for (auto& w : impl_->workers) impl_->start(&w);
+}
+
+CompilePool::~CompilePool() {
+  for (auto& w : impl_->workers) ipc::end_child(&w.child, 1.0);
+}
+
+size_t CompilePool::parallelism() const { return impl_->workers.size(); }
+
+uint64_t CompilePool::submit(const CompileRequest& request) {
+  const uint64_t ticket = impl_->next_ticket++;
+  if (impl_->cache) {
+    if (auto kernel = impl_->cache->load(request)) {
+      ++impl_->stats.cache_hits;
+      impl_->ready.emplace_back(ticket, std::move(*kernel));
+      return ticket;
+    }
+  }
+  impl_->queue.push_back({ticket, request});
+  impl_->dispatch();
+  return ticket;
+}
+
+std::vector<std::pair<uint64_t, CompiledKernel>> CompilePool::poll(int timeout_ms) {
+  Impl& p = *impl_;
+  p.dispatch();
+  if (p.ready.empty()) {
+    std::vector<int> fds;
+    for (const auto& w : p.workers) {
+      if (w.busy) fds.push_back(w.child.fd);
+    }
+    if (!fds.empty()) {
+      for (int fd : ipc::readable(fds, timeout_ms)) {
+        for (auto& w : p.workers) {
+          if (w.busy && w.child.fd == fd) p.receive(&w);
+        }
+      }
+      p.dispatch();
+    }
+  }
+  std::vector<std::pair<uint64_t, CompiledKernel>> out;
+  out.swap(p.ready);
+  return out;
+}
+
+size_t CompilePool::pending() const {
+  return impl_->queue.size() + impl_->running.size() + impl_->ready.size() -
+         impl_->cancelled.size();
+}
+
+void CompilePool::cancel() {
+  impl_->queue.clear();
+  impl_->ready.clear();
+  for (const auto& [ticket, request] : impl_->running) impl_->cancelled.insert(ticket);
+}
+
+CompiledKernel CompilePool::compile(const CompileRequest& request) {
+  const uint64_t ticket = submit(request);
+  std::vector<std::pair<uint64_t, CompiledKernel>> others;
+  std::optional<CompiledKernel> mine;
+  while (!mine) {
+    for (auto& [t, kernel] : poll(-1)) {
+      if (t == ticket) {
+        mine = std::move(kernel);
+      } else {
+        others.emplace_back(t, std::move(kernel));
+      }
+    }
+  }
+  for (auto& o : others) impl_->ready.push_back(std::move(o));
+  return std::move(*mine);
+}
+
+const CompilePoolStats& CompilePool::stats() const { return impl_->stats; }
+
+std::vector<int> CompilePool::worker_pids() const {
+  std::vector<int> pids;
+  for (const auto& w : impl_->workers) pids.push_back(w.child.pid);
+  return pids;
+}
+
+}  // namespace gputune

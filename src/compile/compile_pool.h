@@ -1,0 +1,91 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compile/compiler.h"
+
+namespace gputune {
+
+// Compiled modules on disk: the cubin, its lowered name and resource use, keyed by everything
+// that determines them (source, options, architecture, kernel name, NVRTC version). A rerun, or
+// a search at another problem size, does not compile again. Concurrent searches may share a
+// directory: an entry is written to a temporary file and renamed into place.
+class ModuleCache {
+ public:
+  // Creates the directory when missing; throws Error(kIo) if it cannot.
+  explicit ModuleCache(std::string directory, std::string toolchain = nvrtc_version());
+  // $XDG_CACHE_HOME/gputune/modules, else ~/.cache/gputune/modules.
+  static std::string default_directory();
+
+  // nullopt on a miss, and for an entry that is unreadable, truncated or for another key.
+  std::optional<CompiledKernel> load(const CompileRequest& request) const;
+  // Best effort: a full disk costs a recompilation later, not the search.
+  void save(const CompileRequest& request, const CompiledKernel& kernel) const;
+  std::string path_for(const CompileRequest& request) const;
+  const std::string& directory() const { return directory_; }
+
+ private:
+  std::string key(const CompileRequest& request) const;
+  std::string directory_, toolchain_;
+};
+
+// Compilation that does not wait: submit() now, poll() for what has finished.
+class CompileService {
+ public:
+  virtual ~CompileService() = default;
+  virtual size_t parallelism() const = 0;
+  // The ticket comes back with the result.
+  virtual uint64_t submit(const CompileRequest& request) = 0;
+  // Finished jobs, waiting up to timeout_ms (< 0: until one finishes) while none has.
+  // A compiler that throws (misuse, not a compile error) throws here.
+  virtual std::vector<std::pair<uint64_t, CompiledKernel>> poll(int timeout_ms) = 0;
+  virtual size_t pending() const = 0;  // submitted, not yet handed back
+  // Forgets every job: queued ones never start, running ones' results are dropped.
+  virtual void cancel() = 0;
+};
+
+struct CompilePoolStats {
+  uint64_t compiled = 0;    // by a worker
+  uint64_t cache_hits = 0;
+  uint64_t crashes = 0;     // workers that died compiling (each replaced)
+  double compile_s = 0;     // summed over workers
+};
+
+using CompilerFactory = std::function<std::unique_ptr<Compiler>()>;
+
+// NVRTC serialises inside one process, so compilation runs in worker processes (fork()ed
+// children on a socket), each with its own compiler. A worker that crashes is replaced and its
+// job comes back as a failed compilation, never lost. The driver process stays free of CUDA.
+class CompilePool : public Compiler, public CompileService {
+ public:
+  // workers == 0: one per hardware thread. cache may be null.
+  explicit CompilePool(size_t workers, CompilerFactory factory = make_nvrtc_compiler,
+                       std::shared_ptr<ModuleCache> cache = nullptr);
+  ~CompilePool() override;
+  CompilePool(const CompilePool&) = delete;
+  CompilePool& operator=(const CompilePool&) = delete;
+
+  CompiledKernel compile(const CompileRequest& request) override;  // one job, waits for it
+  size_t parallelism() const override;
+  uint64_t submit(const CompileRequest& request) override;
+  std::vector<std::pair<uint64_t, CompiledKernel>> poll(int timeout_ms) override;
+  size_t pending() const override;
+  void cancel() override;
+
+  const CompilePoolStats& stats() const;
+  std::vector<int> worker_pids() const;  // for tests
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+size_t hardware_threads();
+
+}  // namespace gputune

@@ -1,0 +1,157 @@
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compile/compiler.h"
+#include "gputune/error.h"
+
+namespace gputune {
+namespace {
+
+void check(nvrtcResult result, const char* what) {
+  if (result != NVRTC_SUCCESS) {
+    throw Error(ErrorCode::kNvrtc, std::string(what) + ": " + nvrtcGetErrorString(result));
+  }
+}
+
+struct ProgramDeleter {
+  void operator()(nvrtcProgram* program) const {
+    nvrtcDestroyProgram(program);
+    delete program;
+  }
+};
+using ProgramPtr = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
+
+std::string program_log(nvrtcProgram program) {
+  size_t size = 0;
+  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size == 0) return "";
+  std::string log(size, '\0');
+  if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return "";
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+// ptxas -v reports, per entry function:
+//   ptxas info    : Compiling entry function '_Z1kILi4EEvPf' for 'sm_90'
+//   ptxas         .     640 bytes stack frame, 392 bytes spill stores, 492 bytes spill loads
+//   ptxas info    : Used 32 registers, used 1 barriers, 640 bytes cumulative stack size,
+//                   1024 bytes smem
+// Only the sections of the kernels we launch count; a log with other kernels has other sections.
+// Several launched kernels report the most registers and shared memory and the sum of spills.
+void parse_resources(const std::string& log, const std::vector<std::string>& symbols,
+                     CompiledKernel* out) {
+  static const std::regex kEntry(R"(Compiling entry function '([^']+)')");
+  static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex kRegisters(R"(Used (\d+) registers)");
+  static const std::regex kShared(R"((\d+) bytes smem)");
+  std::istringstream lines(log);
+  std::string line;
+  bool in_section = false;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, kEntry)) {
+      in_section = std::find(symbols.begin(), symbols.end(), m[1].str()) != symbols.end();
+      continue;
+    }
+    if (!in_section) continue;
+    if (std::regex_search(line, m, kSpills)) {
+      out->spill_bytes += std::stoi(m[1]) + std::stoi(m[2]);
+    }
+    if (std::regex_search(line, m, kRegisters)) {
+      out->registers = std::max(out->registers, std::stoi(m[1]));
+    }
+    if (std::regex_search(line, m, kShared)) {
+      out->shared_bytes = std::max(out->shared_bytes, std::stoi(m[1]));
+    }
+  }
+}
+
+class NvrtcCompiler : public Compiler {
+ public:
+  CompiledKernel compile(const CompileRequest& request) override {
+    if (request.kernel_name_expressions.empty()) {
+      throw Error(ErrorCode::kUsage, "compile: no kernel name expression");
+    }
+    CompiledKernel result;
+    const auto start = std::chrono::steady_clock::now();
+
+    ProgramPtr program(new nvrtcProgram(nullptr));
+    const std::string source_name = request.source_name.empty() ? "kernel.cu" : request.source_name;
+    check(nvrtcCreateProgram(program.get(), request.source.c_str(), source_name.c_str(), 0, nullptr,
+                             nullptr),
+          "nvrtcCreateProgram");
+    for (const std::string& name : request.kernel_name_expressions) {
+      check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");
+    }
+
+    std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "--std=c++17",
+                                        "--ptxas-options=-v"};
+    options.insert(options.end(), request.options.begin(), request.options.end());
+    std::vector<const char*> option_ptrs;
+    for (const auto& option : options) option_ptrs.push_back(option.c_str());
+
+    const nvrtcResult compiled =
+        nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+    result.log = program_log(*program);
+    if (compiled != NVRTC_SUCCESS) {
+      if (compiled != NVRTC_ERROR_COMPILATION && compiled != NVRTC_ERROR_INVALID_OPTION) {
+        throw Error(ErrorCode::kNvrtc,
+                    std::string("nvrtcCompileProgram: ") + nvrtcGetErrorString(compiled));
+      }
+      if (result.log.empty()) result.log = nvrtcGetErrorString(compiled);
+      result.compile_ms = elapsed_ms(start);
+      return result;
+    }
+
+    for (const std::string& name : request.kernel_name_expressions) {
+      const char* lowered = nullptr;
+      if (nvrtcGetLoweredName(*program, name.c_str(), &lowered) != NVRTC_SUCCESS ||
+          lowered == nullptr) {
+        result.log += "\nno kernel named '" + name + "' in the source";
+        result.compile_ms = elapsed_ms(start);
+        return result;
+      }
+      result.lowered_names.push_back(lowered);
+    }
+
+    size_t cubin_size = 0;
+    const nvrtcResult sized = nvrtcGetCUBINSize(*program, &cubin_size);
+    if (sized != NVRTC_SUCCESS || cubin_size == 0) {
+      // A virtual architecture (compute_90) yields PTX only; we load machine code.
+      result.log += "\nno cubin for --gpu-architecture=" + request.arch +
+                    " (a real architecture such as sm_90 is needed)";
+      result.compile_ms = elapsed_ms(start);
+      return result;
+    }
+    result.image.resize(cubin_size);
+    check(nvrtcGetCUBIN(*program, result.image.data()), "nvrtcGetCUBIN");
+    parse_resources(result.log, result.lowered_names, &result);
+    result.ok = true;
+    result.compile_ms = elapsed_ms(start);
+    return result;
+  }
+
+ private:
+  static double elapsed_ms(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> make_nvrtc_compiler() { return std::make_unique<NvrtcCompiler>(); }
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+}  // namespace gputune

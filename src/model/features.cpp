@@ -1,0 +1,249 @@
+#include "model/features.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "core/exact_text.h"
+#include "gputune/error.h"
+
+namespace gputune {
+namespace {
+
+bool is_power_of_two(double v) {
+  if (!(v >= 1) || v != std::floor(v) || v > 9.0e15) return false;
+  auto i = static_cast<uint64_t>(v);
+  return (i & (i - 1)) == 0;
+}
+
+// Hopper (sm_90) per-SM limits; other GPUs differ a little, which a feature tolerates.
+constexpr int kSmRegisters = 65536, kSmThreads = 2048, kSmBlocks = 32;
+constexpr int kSmSharedBytes = 233472, kSharedPerBlockReserve = 1024;
+
+}  // namespace
+
+int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes) {
+  const int threads = usage.threads_per_block > 0 ? usage.threads_per_block : 256;
+  const int warps = (threads + 31) / 32;
+  int blocks = std::min(kSmBlocks, kSmThreads / (warps * 32));
+  if (usage.registers > 0) {
+    const int registers_per_warp = ((usage.registers * 32 + 255) / 256) * 256;
+    blocks = std::min(blocks, kSmRegisters / (registers_per_warp * warps));
+  }
+  const int shared = std::max(usage.shared_bytes, 0) + std::max(dynamic_shared_bytes, 0);
+  if (shared > 0) blocks = std::min(blocks, kSmSharedBytes / (shared + kSharedPerBlockReserve));
+  return std::max(blocks, 1);
+}
+
+// Several launches count as one: their blocks summed, the largest block and shared memory.
+LaunchShape launch_shape(const Variant& variant) {
+  LaunchShape shape;
+  for (const Launch& launch : variant.launches) {
+    shape.blocks += static_cast<double>(launch.grid[0]) * launch.grid[1] * launch.grid[2];
+    shape.threads_per_block =
+        std::max(shape.threads_per_block,
+                 static_cast<double>(launch.block[0]) * launch.block[1] * launch.block[2]);
+    shape.dynamic_shared_bytes =
+        std::max(shape.dynamic_shared_bytes, static_cast<double>(launch.dynamic_shared_bytes));
+  }
+  return shape;
+}
+
+LaunchOf launch_of(const Spec& spec) {
+  struct State {
+    Spec spec;
+    std::mutex mutex;
+    std::map<std::vector<std::pair<std::string, double>>, std::unique_ptr<Problem>> problems;
+  };
+  auto state = std::make_shared<State>();
+  state->spec = spec;
+  return [state](uint64_t index, const std::vector<std::pair<std::string, double>>& values)
+             -> std::optional<LaunchShape> {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    auto found = state->problems.find(values);
+    if (found == state->problems.end()) {
+      Spec at = state->spec;
+      for (auto& [name, expr] : at.problem) {
+        for (const auto& [given, value] : values) {
+          if (given == name) expr.text = exact_text(value);
+        }
+      }
+      std::unique_ptr<Problem> problem;
+      try {
+        problem = std::make_unique<Problem>(std::move(at));
+      } catch (const Error&) {
+        // No valid space at these values: no geometry there.
+      }
+      found = state->problems.emplace(values, std::move(problem)).first;
+    }
+    if (!found->second || index >= found->second->space().size()) return std::nullopt;
+    try {
+      return launch_shape(found->second->variant(index));
+    } catch (const Error&) {
+      return std::nullopt;  // a launch expression gives no valid launch for this config
+    }
+  };
+}
+
+const std::vector<std::string>& geometry_feature_names() {
+  static const std::vector<std::string> names = {
+      "log2(threads_per_block)", "log2(blocks)", "occupancy", "log2(waves)",
+      "tail_wave_efficiency", "sm_fill"};
+  return names;
+}
+
+std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUsage* resources,
+                                      int sm_count) {
+  ResourceUsage usage = resources ? *resources : ResourceUsage{};
+  const double threads = std::max(shape.threads_per_block, 1.0);
+  usage.threads_per_block = static_cast<int>(threads);
+  const int resident =
+      resident_blocks(usage, static_cast<int>(shape.dynamic_shared_bytes));
+  const double blocks = std::max(shape.blocks, 1.0);
+  const double sms = std::max(sm_count, 1);
+  const double waves = blocks / (sms * resident);
+  return {std::log2(threads),
+          std::log2(blocks),
+          std::min(1.0, resident * threads / kSmThreads),
+          std::log2(waves),
+          waves / std::ceil(waves),
+          std::min(1.0, blocks / sms)};
+}
+
+std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::string& config_json) {
+  nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
+  if (!config.is_object()) return std::nullopt;
+  const auto& dimensions = space.dimensions();
+  std::vector<size_t> digits(dimensions.size(), 0);
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    auto found = config.find(dimensions[d].name);
+    if (found == config.end()) return std::nullopt;
+    const auto& values = dimensions[d].values;
+    size_t k = 0;
+    for (; k < values.size(); ++k) {
+      const bool same = values[k].is_number()
+                            ? found->is_number() && found->get<double>() == values[k].as_number()
+                            : (found->is_string() ? found->get<std::string>() : found->dump()) ==
+                                  values[k].text();
+      if (same) break;
+    }
+    if (k == values.size()) return std::nullopt;
+    digits[d] = k;
+  }
+  return space.encode(digits);
+}
+
+double occupancy_estimate(const ResourceUsage& usage) {
+  constexpr int kRegisters = kSmRegisters, kThreads = kSmThreads, kBlocks = kSmBlocks;
+  constexpr int kSharedBytes = kSmSharedBytes;
+  const int threads = usage.threads_per_block > 0 ? usage.threads_per_block : 256;
+  const int warps = (threads + 31) / 32;
+  const int registers_per_warp = ((std::max(usage.registers, 1) * 32 + 255) / 256) * 256;
+  int blocks = std::min(kBlocks, kThreads / (warps * 32));
+  blocks = std::min(blocks, kRegisters / (registers_per_warp * warps));
+  if (usage.shared_bytes > 0) {
+    blocks = std::min(blocks, kSharedBytes / (usage.shared_bytes + kSharedPerBlockReserve));
+  }
+  return std::max(blocks, 0) * warps * 32.0 / kThreads;
+}
+
+double problem_feature(double value) { return value > 0 ? std::log2(value) : value; }
+
+FeatureMap::FeatureMap(const SearchSpace& space, std::vector<std::string> problem_names,
+                       bool resources)
+    : space_(&space), problem_names_(std::move(problem_names)), resources_(resources) {
+  const auto& dimensions = space.dimensions();
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    first_column_.push_back(columns_.size());
+    const auto& values = dimensions[d].values;
+    bool numeric = std::all_of(values.begin(), values.end(),
+                               [](const Value& v) { return v.is_number(); });
+    if (numeric) {
+      bool log2 = std::all_of(values.begin(), values.end(),
+                              [](const Value& v) { return is_power_of_two(v.as_number()); });
+      columns_.push_back({d, log2, false, ""});
+      names_.push_back(log2 ? "log2(" + dimensions[d].name + ")" : dimensions[d].name);
+    } else {
+      for (const auto& v : values) {
+        columns_.push_back({d, false, true, v.text()});
+        names_.push_back(dimensions[d].name + "=" + v.text());
+      }
+    }
+  }
+  for (const auto& name : problem_names_) names_.push_back("log2(" + name + ")");
+  if (resources_) {
+    for (const char* name : {"registers", "shared_kib", "log2(1+spill_bytes)", "occupancy"}) {
+      names_.push_back(name);
+    }
+  }
+}
+
+void FeatureMap::append_rest(const std::vector<double>& problem_values,
+                             const ResourceUsage* resources, std::vector<double>* out) const {
+  if (problem_values.size() != problem_names_.size()) {
+    throw Error(ErrorCode::kUsage, "features need " + std::to_string(problem_names_.size()) +
+                                       " problem values, got " +
+                                       std::to_string(problem_values.size()));
+  }
+  for (double v : problem_values) out->push_back(problem_feature(v));
+  if (!resources_) return;
+  if (!resources) throw Error(ErrorCode::kUsage, "this feature map needs resource usage");
+  out->push_back(resources->registers);
+  out->push_back(resources->shared_bytes / 1024.0);
+  out->push_back(std::log2(1.0 + std::max(resources->spill_bytes, 0)));
+  out->push_back(occupancy_estimate(*resources));
+}
+
+std::vector<double> FeatureMap::row(uint64_t index, const std::vector<double>& problem_values,
+                                    const ResourceUsage* resources) const {
+  const std::vector<size_t> digits = space_->decode(index);
+  const auto& dimensions = space_->dimensions();
+  std::vector<double> out;
+  out.reserve(names_.size());
+  for (const Column& c : columns_) {
+    const Value& v = dimensions[c.dimension].values[digits[c.dimension]];
+    if (c.one_hot) {
+      out.push_back(v.text() == c.symbol ? 1.0 : 0.0);
+    } else {
+      out.push_back(c.log2 ? std::log2(v.as_number()) : v.as_number());
+    }
+  }
+  append_rest(problem_values, resources, &out);
+  return out;
+}
+
+std::optional<std::vector<double>> FeatureMap::row_from_json(
+    const std::string& config_json, const std::vector<double>& problem_values,
+    const ResourceUsage* resources) const {
+  nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
+  if (!config.is_object()) return std::nullopt;
+  const auto& dimensions = space_->dimensions();
+  std::vector<double> out;
+  out.reserve(names_.size());
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    auto found = config.find(dimensions[d].name);
+    if (found == config.end()) return std::nullopt;
+    const size_t begin = first_column_[d];
+    const size_t end = d + 1 < dimensions.size() ? first_column_[d + 1] : columns_.size();
+    if (!columns_[begin].one_hot) {
+      if (!found->is_number()) return std::nullopt;
+      double v = found->get<double>();
+      if (columns_[begin].log2 && !(v > 0)) return std::nullopt;
+      out.push_back(columns_[begin].log2 ? std::log2(v) : v);
+      continue;
+    }
+    std::string text = found->is_string() ? found->get<std::string>() : found->dump();
+    bool known = false;
+    for (size_t c = begin; c < end; ++c) {
+      known = known || columns_[c].symbol == text;
+      out.push_back(columns_[c].symbol == text ? 1.0 : 0.0);
+    }
+    if (!known) return std::nullopt;
+  }
+  append_rest(problem_values, resources, &out);
+  return out;
+}
+
+}  // namespace gputune

@@ -1,0 +1,83 @@
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "run/runner.h"
+
+namespace gputune {
+
+// A Runner that takes candidates without waiting for them, so that the search driver compiles
+// while the GPU measures.
+class AsyncRunner : public Runner {
+ public:
+  virtual size_t idle() const = 0;  // how many candidates submit() would start at once
+  virtual size_t busy() const = 0;  // submitted, not yet handed back
+  // The ticket comes back with the measurement.
+  virtual uint64_t submit(Candidate candidate) = 0;
+  // Finished candidates, waiting up to timeout_ms (< 0: until one finishes) while none has.
+  virtual std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) = 0;
+};
+
+// When a variant counts as hung. It may run for
+//   timing_s + 4 x (the reference's checked run) + max(floor_s, factor x best x 8)
+// where best is the fastest kernel time measured so far and 8 bounds the launches a variant
+// gets beyond the timing budget (checked run, warm-up, the fewest samples).
+struct WatchdogOptions {
+  double floor_s = 2;
+  double factor = 50;
+  double timing_s = 1.1;  // TimingOptions' max_seconds plus warm-up
+  double start_s = 120;   // a worker's start: CUDA, buffers, the reference run
+};
+
+struct ProcessRunnerStats {
+  int64_t restarts = 0;  // workers replaced after a sticky error, a timeout or a crash
+  int64_t timeouts = 0;
+  int64_t crashes = 0;   // workers that died on their own
+};
+
+// Makes the Runner a worker process holds: make_gpu_runner in production, a stand-in in tests.
+using RunnerFactory = std::function<std::unique_ptr<Runner>(int ordinal)>;
+
+// Each GPU is driven by a worker process (fork()ed, dies with this one), so that nothing a
+// variant does can stop the search: a sticky CUDA error is the variant's kRuntimeError and a
+// new worker takes over (allocating again and running the reference again); a variant that
+// outruns the watchdog is killed with its worker and stored as kTimeout; a worker that dies
+// on its own gets the variant once more, then it is a kRuntimeError. The constructor waits
+// until every worker is up; GPUs must be identical (DeviceInfo::key()), since their results
+// go to one workload. Throws the worker's Error (kNoGpu, ...) when one cannot start.
+class ProcessRunner : public AsyncRunner {
+ public:
+  ProcessRunner(std::vector<int> ordinals, RunnerFactory factory, WatchdogOptions watchdog);
+  ~ProcessRunner() override;
+  ProcessRunner(const ProcessRunner&) = delete;
+  ProcessRunner& operator=(const ProcessRunner&) = delete;
+
+  const DeviceInfo& device() const override;
+  const std::vector<DeviceInfo>& devices() const;
+  Measurement set_reference(const Candidate& baseline) override;
+  std::vector<Measurement> run(const std::vector<Candidate>& batch) override;
+  double measure_copy_bandwidth() override;
+
+  size_t idle() const override;
+  size_t busy() const override;
+  uint64_t submit(Candidate candidate) override;
+  std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) override;
+
+  double limit_s() const;  // what the watchdog allows the next variant
+  const ProcessRunnerStats& stats() const;
+  std::vector<int> worker_pids() const;  // for tests
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
+                                                   std::vector<int> ordinals,
+                                                   const TimingOptions& timing,
+                                                   WatchdogOptions watchdog = {});
+
+}  // namespace gputune

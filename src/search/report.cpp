@@ -1,0 +1,212 @@
+#include "search/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace gputune {
+
+namespace {
+
+std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return buffer;
+}
+
+std::string first_line(const std::string& text) {
+  // Compiler logs start with the file name; the first line that says "error" says most.
+  std::istringstream in(text);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first;
+}
+
+nlohmann::json measurement_json(const Measurement& m) {
+  nlohmann::json j;
+  j["index"] = m.config_index;
+  j["config"] = nlohmann::json::parse(m.config.empty() ? "{}" : m.config, nullptr, false);
+  j["status"] = status_name(m.status);
+  if (!m.samples_ms.empty()) {
+    j["median_ms"] = m.median_ms();
+    j["spread"] = m.spread();
+    j["samples"] = m.samples_ms.size();
+  }
+  j["compile_ms"] = m.compile_ms;
+  j["registers"] = m.registers;
+  j["shared_bytes"] = m.shared_bytes;
+  j["spill_bytes"] = m.spill_bytes;
+  if (!m.message.empty()) j["message"] = m.message;
+  return j;
+}
+
+}  // namespace
+
+std::string report_title(const Problem& problem) {
+  std::string title = problem.spec().path;
+  for (const auto& [name, value] : problem.problem_values()) {
+    title += " " + name + "=" + Value(value).text();
+  }
+  return title;
+}
+
+Metrics metrics_of(const Problem& problem) {
+  Metrics metrics;
+  if (problem.spec().bytes) metrics.bytes = [&](uint64_t i) { return problem.bytes(i); };
+  if (problem.spec().flops) metrics.flops = [&](uint64_t i) { return problem.flops(i); };
+  return metrics;
+}
+
+std::string config_text(const std::string& config_json) {
+  auto j = nlohmann::json::parse(config_json.empty() ? "{}" : config_json, nullptr, false);
+  if (!j.is_object()) return config_json;
+  std::string out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!out.empty()) out += ' ';
+    out += it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
+  }
+  return out;
+}
+
+Report make_report(std::string title, const DeviceInfo& device, double copy_bandwidth_gbs,
+                   const std::optional<Measurement>& baseline,
+                   const std::vector<Measurement>& measurements, const Metrics& metrics) {
+  Report report;
+  report.title = std::move(title);
+  report.device = device;
+  report.copy_bandwidth_gbs = copy_bandwidth_gbs;
+  report.baseline = baseline;
+  double baseline_ms = baseline && baseline->status == Status::kOk ? baseline->median_ms() : 0;
+  for (const auto& m : measurements) {
+    ++report.status_counts[status_name(m.status)];
+    if (m.status != Status::kOk || m.samples_ms.empty()) {
+      if (m.status != Status::kOk) report.failed.push_back(m);
+      continue;
+    }
+    ReportRow row;
+    row.measurement = m;
+    double seconds = m.median_ms() / 1e3;
+    if (metrics.bytes) row.gbs = metrics.bytes(m.config_index) / seconds / 1e9;
+    if (metrics.flops) row.gflops = metrics.flops(m.config_index) / seconds / 1e9;
+    if (copy_bandwidth_gbs > 0) row.bandwidth_share = row.gbs / copy_bandwidth_gbs;
+    if (baseline_ms > 0) row.speedup = baseline_ms / m.median_ms();
+    report.ok.push_back(std::move(row));
+  }
+  std::sort(report.ok.begin(), report.ok.end(), [](const ReportRow& a, const ReportRow& b) {
+    return a.measurement.median_ms() < b.measurement.median_ms();
+  });
+  return report;
+}
+
+std::string format_table(const Report& report, size_t top) {
+  std::string out = report.title + "\n";
+  out += "device: " + report.device.name + " (" + report.device.arch() + ", " +
+         std::to_string(report.device.sm_count) + " SMs)";
+  if (report.copy_bandwidth_gbs > 0) {
+    out += printf_string(", copy bandwidth %.0f GB/s (measured)", report.copy_bandwidth_gbs);
+  }
+  out += "\n";
+  bool has_bytes = std::any_of(report.ok.begin(), report.ok.end(),
+                               [](const ReportRow& r) { return r.gbs > 0; });
+  bool has_flops = std::any_of(report.ok.begin(), report.ok.end(),
+                               [](const ReportRow& r) { return r.gflops > 0; });
+  out += printf_string("%4s %11s %7s", "rank", "median_ms", "spread");
+  if (has_bytes) out += printf_string(" %9s %6s", "GB/s", "%copy");
+  if (has_flops) out += printf_string(" %9s", "GFLOP/s");
+  out += printf_string(" %8s %5s %6s  %s\n", "speedup", "regs", "smem", "config");
+  size_t shown = std::min(top, report.ok.size());
+  for (size_t i = 0; i < shown; ++i) {
+    const ReportRow& r = report.ok[i];
+    const Measurement& m = r.measurement;
+    out += printf_string("%4zu %11.4f %6.1f%%", i + 1, m.median_ms(), 100 * m.spread());
+    if (has_bytes) out += printf_string(" %9.1f %5.1f%%", r.gbs, 100 * r.bandwidth_share);
+    if (has_flops) out += printf_string(" %9.1f", r.gflops);
+    out += printf_string(" %7.2fx %5d %6d  ", r.speedup, m.registers, m.shared_bytes);
+    out += config_text(m.config);
+    if (report.baseline && m.config_index == report.baseline->config_index) out += "  (baseline)";
+    out += "\n";
+  }
+  if (report.ok.size() > shown) {
+    out += printf_string("     ... %zu more ok variants\n", report.ok.size() - shown);
+  }
+  std::string counts;
+  for (const auto& [status, count] : report.status_counts) {
+    counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + status;
+  }
+  out += "variants: " + (counts.empty() ? std::string("none") : counts) + "\n";
+  size_t failures_shown = 0;
+  for (const auto& m : report.failed) {
+    if (failures_shown++ == 5) {
+      out += printf_string("  ... %zu more failures\n", report.failed.size() - 5);
+      break;
+    }
+    out += std::string("  ") + status_name(m.status) + ": " + config_text(m.config) + ": " +
+           first_line(m.message) + "\n";
+  }
+  if (report.search) {
+    const SearchRecord& s = *report.search;
+    // Compilation overlaps the GPU's work, so its figure is worker time, not a share of wall.
+    out += printf_string(
+        "search: %s, %lld measured, %lld reused from the database, %.1f s, %.1f measured/s "
+        "(GPU: check %.1f s, time %.1f s, other %.1f s; compile %.1f s in %lld workers, "
+        "%lld from the module cache",
+        s.strategy.c_str(), static_cast<long long>(s.evaluated),
+        static_cast<long long>(s.reused), s.wall_s,
+        s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0, s.check_s, s.time_s,
+        s.overhead_s(), s.compile_s, static_cast<long long>(std::max<int64_t>(s.jobs, 1)),
+        static_cast<long long>(s.cache_hits));
+    if (s.worker_restarts > 0) {
+      out += printf_string("; %lld GPU workers replaced", static_cast<long long>(s.worker_restarts));
+    }
+    out += printf_string(")%s\n", s.interrupted ? ", interrupted: run again to resume" : "");
+  }
+  return out;
+}
+
+std::string format_json(const Report& report, size_t top) {
+  nlohmann::json j;
+  j["title"] = report.title;
+  j["device"] = {{"name", report.device.name},       {"arch", report.device.arch()},
+                 {"sm_count", report.device.sm_count}, {"driver", report.device.driver_version},
+                 {"copy_bandwidth_gbs", report.copy_bandwidth_gbs}};
+  if (report.baseline) j["baseline"] = measurement_json(*report.baseline);
+  j["results"] = nlohmann::json::array();
+  for (size_t i = 0; i < std::min(top, report.ok.size()); ++i) {
+    const ReportRow& r = report.ok[i];
+    nlohmann::json row = measurement_json(r.measurement);
+    if (r.gbs > 0) row["gbs"] = r.gbs;
+    if (r.bandwidth_share > 0) row["copy_bandwidth_share"] = r.bandwidth_share;
+    if (r.gflops > 0) row["gflops"] = r.gflops;
+    if (r.speedup > 0) row["speedup"] = r.speedup;
+    j["results"].push_back(row);
+  }
+  j["failed"] = nlohmann::json::array();
+  for (const auto& m : report.failed) j["failed"].push_back(measurement_json(m));
+  j["status_counts"] = report.status_counts;
+  if (report.search) {
+    const SearchRecord& s = *report.search;
+    j["search"] = {{"strategy", s.strategy},   {"seed", s.seed},
+                   {"evaluated", s.evaluated}, {"reused", s.reused},
+                   {"wall_s", s.wall_s},       {"compile_s", s.compile_s},
+                   {"run_s", s.time_s + s.check_s}, {"interrupted", s.interrupted},
+                   {"check_s", s.check_s},     {"time_s", s.time_s},
+                   {"overhead_s", s.overhead_s()}, {"cache_hits", s.cache_hits},
+                   {"jobs", s.jobs},           {"gpus", s.gpus},
+                   {"worker_restarts", s.worker_restarts},
+                   {"measured_per_s", s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s
+                                                   : 0.0}};
+  }
+  return j.dump(2);
+}
+
+}  // namespace gputune

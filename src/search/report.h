@@ -1,0 +1,52 @@
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputune/device.h"
+#include "gputune/measurement.h"
+#include "space/problem.h"
+#include "store/store.h"
+
+namespace gputune {
+
+struct ReportRow {
+  Measurement measurement;
+  double gbs = 0;             // from the spec's bytes metric; 0 without it
+  double bandwidth_share = 0; // gbs over the device's copy bandwidth
+  double gflops = 0;
+  double speedup = 0;         // baseline median over this median
+};
+
+struct Report {
+  std::string title;           // spec path and problem values
+  DeviceInfo device;
+  double copy_bandwidth_gbs = 0;
+  std::optional<Measurement> baseline;
+  std::vector<ReportRow> ok;   // fastest first
+  std::vector<Measurement> failed;
+  std::map<std::string, int64_t> status_counts;
+  std::optional<SearchRecord> search;
+};
+
+struct Metrics {
+  std::function<double(uint64_t)> bytes, flops;  // per config index; empty when unknown
+};
+
+// "spaces/transpose.yaml n=8192": the spec and its problem values.
+std::string report_title(const Problem& problem);
+// The spec's bytes and flops metrics per config; `problem` must outlive the result.
+Metrics metrics_of(const Problem& problem);
+
+Report make_report(std::string title, const DeviceInfo& device, double copy_bandwidth_gbs,
+                   const std::optional<Measurement>& baseline,
+                   const std::vector<Measurement>& measurements, const Metrics& metrics);
+
+std::string config_text(const std::string& config_json);  // {"A":1,"B":"x"} -> "A=1 B=x"
+std::string format_table(const Report& report, size_t top);
+std::string format_json(const Report& report, size_t top);  // one JSON document
+
+}  // namespace gputune

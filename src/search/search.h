@@ -1,0 +1,75 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compile/compiler.h"
+#include "gputune/measurement.h"
+#include "space/problem.h"
+#include "run/runner.h"
+#include "store/store.h"
+
+namespace gputune {
+
+struct SearchOptions {
+  std::string strategy;                  // empty: the spec's
+  std::optional<int64_t> budget_evaluations;  // unset: the spec's; 0: no limit
+  std::optional<double> budget_seconds;       // unset: the spec's; 0: no limit
+  std::optional<uint64_t> seed;               // unset: the spec's
+  bool force = false;                    // measure again what the database already has
+  bool use_prior = true;                 // strategies may learn from the kernel's other workloads
+  size_t batch = 4;                      // variants the strategy is asked for at a time
+  // Evaluations proposed but not finished, at most: compilation runs this far ahead of the
+  // GPU. 0: twice the compile workers plus four per GPU when the compiler or the runner works
+  // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
+  size_t pipeline = 0;
+};
+
+struct SearchProgress {
+  uint64_t done = 0;      // evaluations so far, reused ones included
+  uint64_t total = 0;     // what the search will evaluate at most
+  uint64_t measured = 0;  // evaluations that ran on the GPU in this search
+  uint64_t failed = 0;
+  double elapsed_s = 0;
+  double best_ms = 0;     // 0 until a variant is ok
+  std::string best_config;
+};
+using ProgressCallback = std::function<void(const SearchProgress&)>;
+
+struct SearchResult {
+  int64_t workload = 0;
+  DeviceInfo device;
+  double copy_bandwidth_gbs = 0;
+  Measurement baseline;
+  std::vector<Measurement> evaluated;  // this search's evaluations, reused ones included
+  SearchRecord record;
+};
+
+// Compiles, checks and times what the strategy proposes until it stops, the budget is spent
+// or `stop` becomes true; every evaluation is committed as it completes, so an interrupted
+// search resumes where it stopped. Evaluations found in the store count towards the budget
+// without running again (unless options.force).
+// A compiler that is also a CompileService (CompilePool) compiles ahead while a runner that is
+// an AsyncRunner (ProcessRunner) measures: compilation and timing overlap. The strategy
+// observes results in the order it proposed them. On `stop`, what has not reached the GPU is
+// dropped and what is on it finishes and is stored.
+SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compiler,
+                        Store& store, const SearchOptions& options,
+                        const ProgressCallback& progress = {},
+                        const std::atomic<bool>* stop = nullptr);
+
+// Compiles every valid variant for `arch`; the result has one Measurement per variant whose
+// status is kOk or kCompileError (with the log).
+std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
+                                     const std::string& arch,
+                                     const ProgressCallback& progress = {},
+                                     const std::atomic<bool>* stop = nullptr);
+
+// The source NVRTC sees for a variant: its prelude, then the kernel file.
+CompileRequest compile_request(const Problem& problem, const Variant& variant,
+                               const std::string& arch);
+
+}  // namespace gputune

@@ -1,0 +1,335 @@
+#include "space/problem.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "transforms/block_order.h"
+#include "gputune/error.h"
+
+namespace gputune {
+namespace {
+
+constexpr double kMaxLaunchValue = 2147483647.0;  // 2^31 - 1
+
+[[noreturn]] void fail(const SourceLocation& where, const std::string& what) {
+  throw Error(ErrorCode::kSpec, where.str() + ": " + what);
+}
+
+Expression compile(const ExprText& expr, Scope& scope, const std::string& what) {
+  try {
+    return Expression(expr.text, scope);
+  } catch (const ExpressionError& e) {
+    fail(expr.where, "cannot use " + what + " '" + expr.text + "': " + e.message);
+  }
+}
+
+bool is_integral(double v) {
+  return std::isfinite(v) && std::abs(v - std::round(v)) <= 1e-9 * std::max(1.0, std::abs(v));
+}
+
+std::string number_text(double v) {
+  if (is_integral(v) && std::abs(v) < 9.0e15) return std::to_string(std::llround(v));
+  return nlohmann::json(v).dump();
+}
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// "transpose<TILE, PAD>" with the config's parameter values: "transpose<32, 1>".
+std::string substitute_parameters(const std::string& name, const SearchSpace& space,
+                                  const std::vector<Value>& values) {
+  const size_t angle = name.find('<');
+  std::string out = name.substr(0, angle);
+  if (angle == std::string::npos) return out;
+  for (size_t i = angle; i < name.size();) {
+    if (!is_identifier_char(name[i])) {
+      out += name[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < name.size() && is_identifier_char(name[end])) ++end;
+    const std::string word = name.substr(i, end - i);
+    const int d = space.dimension_index(word);
+    const bool is_parameter = d >= 0 && !space.dimensions()[d].is_transform;
+    out += is_parameter ? values[d].text() : word;
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Problem::Impl {
+  struct LaunchExpressions {
+    std::vector<Expression> block, grid;
+    std::optional<Expression> shared_bytes;
+    std::optional<Expression> when;
+  };
+  Scope scope;                 // problem values and the numeric dimensions' current values
+  std::vector<double*> slots;  // per dimension; null for symbol-valued ones
+  std::vector<LaunchExpressions> launches;  // parallel to Spec::launches
+  std::vector<std::pair<size_t, Expression>> scalars;  // argument index, value
+  std::vector<std::pair<size_t, Expression>> counts;   // argument index, element count
+  std::optional<Expression> bytes, flops;
+  std::mutex mutex;  // variant() and the metrics set the scope, so calls take turns
+
+  void set(const SearchSpace& space, uint64_t index) {
+    const std::vector<Value> values = space.values(index);
+    for (size_t d = 0; d < values.size(); ++d) {
+      if (slots[d]) *slots[d] = values[d].as_number();
+    }
+  }
+};
+
+Problem::Problem(Spec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>()) {
+  Scope& scope = impl_->scope;
+  for (const auto& [name, expr] : spec_.problem) {
+    const double value = compile(expr, scope, "problem value '" + name + "'").evaluate();
+    if (!std::isfinite(value)) {
+      fail(expr.where, "problem value '" + name + "' = " + expr.text + " is " +
+                           std::to_string(value) + "; expected a finite number");
+    }
+    scope.set(name, value);
+    problem_values_.push_back({name, value});
+  }
+  const Scope problem_scope = [&] {
+    Scope copy;
+    for (const auto& [name, value] : problem_values_) copy.set(name, value);
+    return copy;
+  }();
+
+  std::vector<Dimension> dimensions;
+  for (const auto* list : {&spec_.parameters, &spec_.transforms}) {
+    for (const auto& p : *list) dimensions.push_back({p.name, p.values, p.is_transform});
+  }
+  for (const auto& dimension : dimensions) {
+    bool numeric = true;
+    for (const auto& value : dimension.values) numeric = numeric && value.is_number();
+    impl_->slots.push_back(numeric ? scope.slot(dimension.name) : nullptr);
+  }
+
+  std::vector<std::string> constraints;
+  for (size_t c = 0; c < spec_.constraints.size(); ++c) {
+    compile(spec_.constraints[c], scope, "constraint " + std::to_string(c + 1));
+    constraints.push_back(spec_.constraints[c].text);
+  }
+  space_ = std::make_unique<SearchSpace>(std::move(dimensions), constraints, problem_scope);
+
+  uint64_t first_valid = space_->size();
+  for (uint64_t i = 0; i < space_->size(); ++i) {
+    if (space_->valid(i)) {
+      first_valid = i;
+      break;
+    }
+  }
+  if (first_valid == space_->size()) {
+    fail(spec_.constraints_where, "no config satisfies the constraints (" +
+                                      std::to_string(space_->size()) +
+                                      " configs, each fails at least one); expected constraints "
+                                      "that leave at least one config");
+  }
+
+  std::vector<size_t> digits(space_->dimensions().size(), 0);
+  for (const auto& [name, value] : spec_.baseline) {
+    const int d = space_->dimension_index(name);
+    if (d < 0)
+      fail(spec_.baseline_where, "baseline names '" + name + "', which is not a parameter");
+    const auto& values = space_->dimensions()[d].values;
+    size_t k = 0;
+    for (; k < values.size(); ++k) {
+      const bool same = values[k].is_number() && value.is_number()
+                            ? values[k].as_number() == value.as_number()
+                            : values[k] == value;
+      if (same) break;
+    }
+    if (k == values.size()) {
+      fail(spec_.baseline_where,
+           "baseline " + name + " = " + value.text() + " is not among its values");
+    }
+    digits[d] = k;
+  }
+  baseline_index_ = space_->encode(digits);
+  if (const int failed = space_->failed_constraint(baseline_index_); failed >= 0) {
+    if (spec_.baseline_where.line == 0) {
+      baseline_index_ = first_valid;  // no baseline written: the first config that is valid
+    } else {
+      fail(spec_.baseline_where, "the baseline " + space_->describe(baseline_index_) +
+                                     " fails constraint " + std::to_string(failed + 1) + " (" +
+                                     spec_.constraints[failed].text +
+                                     "); expected a baseline inside the constrained space");
+    }
+  }
+
+  if (spec_.launches.empty()) {
+    throw Error(ErrorCode::kSpec, spec_.path + ": the spec has no launch");
+  }
+  for (const LaunchSpec& launch : spec_.launches) {
+    if (launch.block.empty() || launch.block.size() > 3 || launch.grid.empty() ||
+        launch.grid.size() > 3) {
+      fail(launch.where, "block and grid need 1 to 3 dimensions each");
+    }
+    Impl::LaunchExpressions& out = impl_->launches.emplace_back();
+    for (size_t i = 0; i < launch.block.size(); ++i) {
+      out.block.push_back(compile(launch.block[i], scope, "block[" + std::to_string(i) + "]"));
+    }
+    for (size_t i = 0; i < launch.grid.size(); ++i) {
+      out.grid.push_back(compile(launch.grid[i], scope, "grid[" + std::to_string(i) + "]"));
+    }
+    if (launch.dynamic_shared_bytes) {
+      out.shared_bytes = compile(*launch.dynamic_shared_bytes, scope, "shared_bytes");
+    }
+    if (launch.when) out.when = compile(*launch.when, scope, "when");
+  }
+  for (size_t a = 0; a < spec_.arguments.size(); ++a) {
+    const ArgumentSpec& arg = spec_.arguments[a];
+    if (arg.is_buffer) {
+      impl_->counts.emplace_back(a, compile(arg.count, scope, "count of '" + arg.name + "'"));
+    } else {
+      impl_->scalars.emplace_back(a, compile(arg.value, scope, "value of '" + arg.name + "'"));
+    }
+  }
+  if (spec_.bytes) impl_->bytes = compile(*spec_.bytes, scope, "metrics bytes");
+  if (spec_.flops) impl_->flops = compile(*spec_.flops, scope, "metrics flops");
+}
+
+Problem::~Problem() = default;
+
+std::string Problem::problem_json() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : problem_values_) {
+    if (is_integral(value) && std::abs(value) < 9.0e15) {
+      out[name] = std::llround(value);
+    } else {
+      out[name] = value;
+    }
+  }
+  return out.dump();
+}
+
+std::vector<BufferShape> Problem::buffers() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<BufferShape> out;
+  for (const auto& [a, expr] : impl_->counts) {
+    const ArgumentSpec& arg = spec_.arguments[a];
+    const double count = expr.evaluate();
+    if (!is_integral(count) || std::llround(count) <= 0 || count > 9.0e15) {
+      fail(arg.count.where, "count of '" + arg.name + "' = " + arg.count.text + " is " +
+                                number_text(count) + "; expected a positive integer");
+    }
+    out.push_back({arg.name, arg.type, static_cast<uint64_t>(std::llround(count))});
+  }
+  return out;
+}
+
+Variant Problem::variant(uint64_t index) const {
+  const std::vector<Value> values = space_->values(index);
+  const auto& dimensions = space_->dimensions();
+  Variant v;
+  v.index = index;
+  v.config = space_->json(index);
+  const std::string config = space_->describe(index);
+
+  if (spec_.parameters_as_macros) {
+    for (size_t d = 0; d < dimensions.size(); ++d) {
+      if (!dimensions[d].is_transform) {
+        v.compile_options.push_back("-D" + dimensions[d].name + "=" + values[d].text());
+      }
+    }
+  }
+  v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
+                           spec_.compile_options.end());
+  // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
+  const std::string kernel_dir =
+      std::filesystem::path(spec_.kernel_path).parent_path().string();
+  v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    if (!dimensions[d].is_transform) continue;
+    const std::string& transform = dimensions[d].name;
+    if (transform == "max_registers") {
+      const double n = values[d].as_number();
+      if (n > 0) v.compile_options.push_back("--maxrregcount=" + values[d].text());
+    } else if (transform == "fast_math") {
+      if (values[d].as_number() != 0) v.compile_options.push_back("--use_fast_math");
+    } else if (transform == "block_order") {
+      v.prelude = block_order_prelude(values[d].as_symbol());
+    }
+  }
+
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->set(*space_, index);
+  const auto launch_value = [&](const Expression& expr, const ExprText& text,
+                                const std::string& what, bool zero_ok) {
+    const double value = expr.evaluate();
+    if (!is_integral(value) || value < (zero_ok ? 0 : 1) || value > kMaxLaunchValue) {
+      fail(text.where, what + " = " + text.text + " is " + number_text(value) + " for " +
+                           (config.empty() ? "the only config" : "config " + config) +
+                           "; expected " + (zero_ok ? "a non-negative" : "a positive") +
+                           " integer no larger than 2147483647");
+    }
+    return static_cast<uint32_t>(std::llround(value));
+  };
+  for (size_t l = 0; l < spec_.launches.size(); ++l) {
+    const LaunchSpec& spec = spec_.launches[l];
+    const Impl::LaunchExpressions& expressions = impl_->launches[l];
+    if (expressions.when && expressions.when->evaluate() == 0) continue;
+    Launch launch;
+    const std::string name = substitute_parameters(spec.kernel_name.text, *space_, values);
+    auto known = std::find(v.kernel_name_expressions.begin(), v.kernel_name_expressions.end(),
+                           name);
+    launch.kernel = static_cast<size_t>(known - v.kernel_name_expressions.begin());
+    if (known == v.kernel_name_expressions.end()) v.kernel_name_expressions.push_back(name);
+    launch.arguments = spec.arguments;
+    for (size_t i = 0; i < expressions.block.size(); ++i) {
+      launch.block[i] = launch_value(expressions.block[i], spec.block[i],
+                                     "block[" + std::to_string(i) + "]", false);
+    }
+    for (size_t i = 0; i < expressions.grid.size(); ++i) {
+      launch.grid[i] = launch_value(expressions.grid[i], spec.grid[i],
+                                    "grid[" + std::to_string(i) + "]", false);
+    }
+    if (expressions.shared_bytes) {
+      launch.dynamic_shared_bytes = launch_value(*expressions.shared_bytes,
+                                                 *spec.dynamic_shared_bytes, "shared_bytes", true);
+    }
+    v.launches.push_back(std::move(launch));
+  }
+  if (v.launches.empty()) {
+    fail(spec_.launches_where, "no launch's condition (when) holds for " +
+                                   (config.empty() ? "the only config" : "config " + config) +
+                                   "; expected every config to launch at least one kernel "
+                                   "(add a constraint to leave such configs out)");
+  }
+  for (const auto& [a, expr] : impl_->scalars) {
+    const ArgumentSpec& arg = spec_.arguments[a];
+    const double value = expr.evaluate();
+    if (!std::isfinite(value) || (!is_floating(arg.type) && !is_integral(value))) {
+      fail(arg.value.where, "value of '" + arg.name + "' = " + arg.value.text + " is " +
+                                number_text(value) + " for config " + config + "; expected " +
+                                (is_floating(arg.type) ? "a finite number" : "an integer") +
+                                " for its type " + type_name(arg.type));
+    }
+    v.scalar_arguments.push_back(is_floating(arg.type) ? value : std::round(value));
+  }
+  return v;
+}
+
+double Problem::bytes(uint64_t index) const {
+  if (!impl_->bytes) return 0;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->set(*space_, index);
+  return impl_->bytes->evaluate();
+}
+
+double Problem::flops(uint64_t index) const {
+  if (!impl_->flops) return 0;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->set(*space_, index);
+  return impl_->flops->evaluate();
+}
+
+}  // namespace gputune

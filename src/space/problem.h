@@ -1,0 +1,72 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/expression.h"
+#include "space/search_space.h"
+#include "gputune/spec.h"
+
+namespace gputune {
+
+// One kernel launch of a variant, at its resolved sizes.
+struct Launch {
+  size_t kernel = 0;               // index into Variant::kernel_name_expressions
+  std::vector<size_t> arguments;   // indices into Spec::arguments, in the kernel's order
+  std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
+  uint32_t dynamic_shared_bytes = 0;
+};
+
+// Everything needed to compile and launch one config: one module, one or more launches.
+struct Variant {
+  uint64_t index = 0;
+  std::string config;                        // JSON object of the values
+  // The kernels the launches use, each once, with template arguments substituted.
+  std::vector<std::string> kernel_name_expressions;
+  std::vector<std::string> compile_options;  // -DNAME=value, --maxrregcount=..., ...
+  std::string prelude;                       // source placed before the kernel (transforms)
+  std::vector<Launch> launches;              // in order: those whose condition holds
+  std::vector<double> scalar_arguments;      // value of each scalar argument, in spec order
+};
+
+// A resolved argument buffer.
+struct BufferShape {
+  std::string name;
+  ScalarType type;
+  uint64_t count = 0;
+};
+
+// A spec at fixed problem values: its space and how to turn a config into a Variant.
+// Construction evaluates every expression once and reports problems as Error(kSpec) with the
+// spec location, e.g. an empty space after constraints or a non-integer launch dimension.
+class Problem {
+ public:
+  explicit Problem(Spec spec);
+  ~Problem();
+
+  const Spec& spec() const { return spec_; }
+  const SearchSpace& space() const { return *space_; }
+  const std::vector<std::pair<std::string, double>>& problem_values() const {
+    return problem_values_;
+  }
+  std::string problem_json() const;          // {"n":8192}
+  uint64_t baseline_index() const { return baseline_index_; }
+  std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
+
+  // Throws Error(kSpec) for a launch dimension or scalar that is not a positive integer etc.
+  Variant variant(uint64_t index) const;
+  double bytes(uint64_t index) const;  // metrics; 0 when the spec gives none
+  double flops(uint64_t index) const;
+
+ private:
+  Spec spec_;
+  std::vector<std::pair<std::string, double>> problem_values_;
+  std::unique_ptr<SearchSpace> space_;
+  uint64_t baseline_index_ = 0;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gputune

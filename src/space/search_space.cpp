@@ -1,0 +1,157 @@
+#include "space/search_space.h"
+
+#include <limits>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "gputune/error.h"
+
+namespace gputune {
+
+struct SearchSpace::Impl {
+  Scope scope;
+  std::vector<double*> slots;  // per dimension; null for symbol-valued ones, which stay unseen
+  std::vector<Expression> constraints;
+  std::mutex mutex;  // the scope and muparser's evaluation stack are shared state
+
+  int failed(const std::vector<Dimension>& dimensions, const std::vector<size_t>& digits) {
+    for (size_t d = 0; d < dimensions.size(); ++d) {
+      if (slots[d]) *slots[d] = dimensions[d].values[digits[d]].as_number();
+    }
+    for (size_t c = 0; c < constraints.size(); ++c) {
+      if (constraints[c].evaluate() == 0) return static_cast<int>(c);
+    }
+    return -1;
+  }
+};
+
+SearchSpace::SearchSpace(std::vector<Dimension> dimensions,
+                         const std::vector<std::string>& constraints, const Scope& problem)
+    : dimensions_(std::move(dimensions)), impl_(std::make_unique<Impl>()) {
+  for (const auto& name : problem.names()) impl_->scope.set(name, problem.get(name));
+  strides_.assign(dimensions_.size(), 1);
+  for (size_t d = dimensions_.size(); d-- > 0;) {
+    const Dimension& dimension = dimensions_[d];
+    if (dimension.values.empty()) {
+      throw Error(ErrorCode::kUsage, "dimension '" + dimension.name + "' has no values");
+    }
+    strides_[d] = size_;
+    if (size_ > std::numeric_limits<uint64_t>::max() / dimension.values.size()) {
+      throw Error(ErrorCode::kSpec, "the search space has more than 2^64 configs");
+    }
+    size_ *= dimension.values.size();
+  }
+  for (const auto& dimension : dimensions_) {
+    bool numeric = true;
+    for (const auto& value : dimension.values) numeric = numeric && value.is_number();
+    impl_->slots.push_back(numeric ? impl_->scope.slot(dimension.name) : nullptr);
+  }
+  for (const auto& text : constraints) impl_->constraints.emplace_back(text, impl_->scope);
+}
+
+SearchSpace::~SearchSpace() = default;
+SearchSpace::SearchSpace(SearchSpace&&) noexcept = default;
+
+std::vector<size_t> SearchSpace::decode(uint64_t index) const {
+  if (index >= size_) {
+    throw Error(ErrorCode::kUsage, "config index " + std::to_string(index) +
+                                       " is outside the space of " + std::to_string(size_));
+  }
+  std::vector<size_t> digits(dimensions_.size());
+  for (size_t d = 0; d < dimensions_.size(); ++d) {
+    digits[d] = static_cast<size_t>(index / strides_[d]);
+    index %= strides_[d];
+  }
+  return digits;
+}
+
+uint64_t SearchSpace::encode(const std::vector<size_t>& digits) const {
+  if (digits.size() != dimensions_.size()) {
+    throw Error(ErrorCode::kUsage, "a config needs " + std::to_string(dimensions_.size()) +
+                                       " value indices, got " + std::to_string(digits.size()));
+  }
+  uint64_t index = 0;
+  for (size_t d = 0; d < digits.size(); ++d) {
+    if (digits[d] >= dimensions_[d].values.size()) {
+      throw Error(ErrorCode::kUsage, "value index " + std::to_string(digits[d]) + " of '" +
+                                         dimensions_[d].name + "' is out of range");
+    }
+    index += digits[d] * strides_[d];
+  }
+  return index;
+}
+
+std::vector<Value> SearchSpace::values(uint64_t index) const {
+  const std::vector<size_t> digits = decode(index);
+  std::vector<Value> out;
+  out.reserve(digits.size());
+  for (size_t d = 0; d < digits.size(); ++d) out.push_back(dimensions_[d].values[digits[d]]);
+  return out;
+}
+
+bool SearchSpace::valid(uint64_t index) const { return failed_constraint(index) < 0; }
+
+int SearchSpace::failed_constraint(uint64_t index) const {
+  const std::vector<size_t> digits = decode(index);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->failed(dimensions_, digits);
+}
+
+uint64_t SearchSpace::count_valid() const {
+  if (impl_->constraints.empty()) return size_;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<size_t> digits(dimensions_.size(), 0);
+  uint64_t count = 0;
+  for (uint64_t index = 0; index < size_; ++index) {
+    if (impl_->failed(dimensions_, digits) < 0) ++count;
+    for (size_t d = digits.size(); d-- > 0;) {  // odometer step, last dimension fastest
+      if (++digits[d] < dimensions_[d].values.size()) break;
+      digits[d] = 0;
+    }
+  }
+  return count;
+}
+
+std::vector<uint64_t> SearchSpace::neighbours(uint64_t index) const {
+  const std::vector<size_t> digits = decode(index);
+  std::vector<uint64_t> out;
+  for (size_t d = 0; d < digits.size(); ++d) {
+    if (digits[d] > 0) {
+      const uint64_t candidate = index - strides_[d];
+      if (valid(candidate)) out.push_back(candidate);
+    }
+    if (digits[d] + 1 < dimensions_[d].values.size()) {
+      const uint64_t candidate = index + strides_[d];
+      if (valid(candidate)) out.push_back(candidate);
+    }
+  }
+  return out;
+}
+
+std::string SearchSpace::describe(uint64_t index) const {
+  const std::vector<Value> config = values(index);
+  std::string out;
+  for (size_t d = 0; d < config.size(); ++d) {
+    if (d > 0) out += ' ';
+    out += dimensions_[d].name + "=" + config[d].text();
+  }
+  return out;
+}
+
+std::string SearchSpace::json(uint64_t index) const {
+  const std::vector<Value> config = values(index);
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (size_t d = 0; d < config.size(); ++d) {
+    out[dimensions_[d].name] = nlohmann::ordered_json::parse(config[d].json());
+  }
+  return out.dump();
+}
+
+int SearchSpace::dimension_index(const std::string& name) const {
+  for (size_t d = 0; d < dimensions_.size(); ++d) {
+    if (dimensions_[d].name == name) return static_cast<int>(d);
+  }
+  return -1;
+}
+
+}  // namespace gputune

@@ -1,0 +1,622 @@
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gputune/error.h"
+#include "gputune/status.h"
+#include "store/store.h"
+
+namespace gputune {
+
+namespace {
+
+// "GPTU": lets a file say what it is (`PRAGMA application_id`, `file(1)` knows the field).
+constexpr int32_t kApplicationId = 0x47505455;
+constexpr int kBusyTimeoutMs = 10000;
+
+struct Migration {
+  int version;
+  const char* sql;
+};
+
+// Append only: a released migration never changes, a new schema is a new entry.
+const Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  uuid TEXT NOT NULL,
+  cc_major INTEGER NOT NULL,
+  cc_minor INTEGER NOT NULL,
+  sm_count INTEGER NOT NULL,
+  l2_bytes INTEGER NOT NULL,
+  memory_bytes INTEGER NOT NULL,
+  driver_version INTEGER NOT NULL,
+  copy_bandwidth_gbs REAL,
+  bandwidth_measured_at TEXT
+);
+CREATE TABLE specs (
+  id INTEGER PRIMARY KEY,
+  spec_hash TEXT NOT NULL,
+  source_hash TEXT NOT NULL,
+  path TEXT NOT NULL,
+  text TEXT NOT NULL,
+  kernel_name TEXT NOT NULL,
+  UNIQUE (spec_hash, source_hash)
+);
+CREATE TABLE workloads (
+  id INTEGER PRIMARY KEY,
+  spec_id INTEGER NOT NULL REFERENCES specs (id),
+  problem_json TEXT NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  nvrtc_version TEXT NOT NULL,
+  baseline_index INTEGER,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  UNIQUE (spec_id, problem_json, device_id, nvrtc_version)
+);
+CREATE INDEX workloads_by_device ON workloads (device_id);
+CREATE TABLE variants (
+  id INTEGER PRIMARY KEY,
+  workload_id INTEGER NOT NULL REFERENCES workloads (id),
+  config_index INTEGER NOT NULL,
+  config_json TEXT NOT NULL,
+  UNIQUE (workload_id, config_index)
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  variant_id INTEGER NOT NULL REFERENCES variants (id),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'constraint', 'compile_error',
+      'resource_exceeded', 'runtime_error', 'timeout', 'wrong_answer')),
+  message TEXT NOT NULL,
+  samples_json TEXT NOT NULL,
+  median_ms REAL,
+  spread REAL,
+  compile_ms REAL,
+  registers INTEGER NOT NULL,
+  shared_bytes INTEGER NOT NULL,
+  spill_bytes INTEGER NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX measurements_by_variant ON measurements (variant_id, id);
+CREATE TABLE searches (
+  id INTEGER PRIMARY KEY,
+  workload_id INTEGER NOT NULL REFERENCES workloads (id),
+  strategy TEXT NOT NULL,
+  seed INTEGER NOT NULL,
+  evaluated INTEGER NOT NULL,
+  reused INTEGER NOT NULL,
+  wall_s REAL,
+  compile_s REAL,
+  check_s REAL,
+  time_s REAL,
+  interrupted INTEGER NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX searches_by_workload ON searches (workload_id);
+)sql"},
+    // Where a variant's GPU time went, and how a search ran (module cache, workers).
+    {2, R"sql(
+ALTER TABLE measurements ADD COLUMN check_ms REAL;
+ALTER TABLE measurements ADD COLUMN time_ms REAL;
+ALTER TABLE searches ADD COLUMN cache_hits INTEGER;
+ALTER TABLE searches ADD COLUMN jobs INTEGER;
+ALTER TABLE searches ADD COLUMN gpus INTEGER;
+ALTER TABLE searches ADD COLUMN worker_restarts INTEGER;
+)sql"},
+};
+
+constexpr int kSchemaVersion = 2;
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
+
+// SQLite's URI syntax reserves '%', '?' and '#'; encoding all but the plainest bytes is simplest.
+std::string uri_escape(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '/' || c == '-' || c == '_' || c == '.' || c == '~';
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// Stored as the same 64 bits: SQLite integers are signed.
+int64_t to_db(uint64_t index) { return static_cast<int64_t>(index); }
+uint64_t from_db(int64_t value) { return static_cast<uint64_t>(value); }
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      std::string message = sqlite3_errmsg(db);
+      sqlite3_finalize(stmt_);
+      throw Error(ErrorCode::kDb, path_ + ": cannot prepare a statement: " + message);
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, int64_t value) { return check(sqlite3_bind_int64(stmt_, i, value)); }
+  Statement& bind(int i, int value) { return bind(i, static_cast<int64_t>(value)); }
+  // SQLite turns NaN into NULL anyway; saying so keeps the intent visible.
+  Statement& bind(int i, double value) {
+    return check(std::isnan(value) ? sqlite3_bind_null(stmt_, i)
+                                   : sqlite3_bind_double(stmt_, i, value));
+  }
+  Statement& bind(int i, const std::string& value) {
+    return check(sqlite3_bind_text(stmt_, i, value.data(), static_cast<int>(value.size()),
+                                   SQLITE_TRANSIENT));
+  }
+
+  // True while there is a row to read.
+  bool step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw Error(ErrorCode::kDb, path_ + ": " + sqlite3_errmsg(db_));
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  bool is_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+  int64_t int64(int i) const { return sqlite3_column_int64(stmt_, i); }
+  int integer(int i) const { return sqlite3_column_int(stmt_, i); }
+  double real(int i) const {
+    return is_null(i) ? std::numeric_limits<double>::quiet_NaN() : sqlite3_column_double(stmt_, i);
+  }
+  std::string text(int i) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, i);
+    if (p == nullptr) return {};
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(stmt_, i)));
+  }
+
+ private:
+  Statement& check(int rc) {
+    if (rc != SQLITE_OK) {
+      throw Error(ErrorCode::kDb, path_ + ": cannot bind a value: " + sqlite3_errmsg(db_));
+    }
+    return *this;
+  }
+
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& path, const std::string& sql) {
+  char* raw = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &raw) != SQLITE_OK) {
+    std::string message = raw ? raw : sqlite3_errmsg(db);
+    sqlite3_free(raw);
+    throw Error(ErrorCode::kDb, path + ": " + message);
+  }
+}
+
+// BEGIN IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout)
+// instead of failing halfway through with SQLITE_BUSY on the lock upgrade.
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) {
+    exec(db_, path_, "BEGIN IMMEDIATE");
+  }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    exec(db_, path_, "COMMIT");
+    done_ = true;
+  }
+
+ private:
+  sqlite3* db_;
+  const std::string& path_;
+  bool done_ = false;
+};
+
+std::string samples_to_json(const std::vector<double>& samples) {
+  nlohmann::json array = nlohmann::json::array();
+  for (double s : samples) array.push_back(s);
+  return array.dump();
+}
+
+std::vector<double> samples_from_json(const std::string& text, const std::string& path) {
+  std::vector<double> samples;
+  try {
+    nlohmann::json array = nlohmann::json::parse(text);
+    for (const auto& s : array) {
+      // JSON has no NaN or infinity: dump() wrote them as null.
+      samples.push_back(s.is_null() ? std::numeric_limits<double>::quiet_NaN() : s.get<double>());
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::kDb, path + ": corrupt samples_json: " + e.what());
+  }
+  return samples;
+}
+
+// Columns: config_index, config_json, status, message, samples_json, compile_ms, registers,
+// shared_bytes, spill_bytes, check_ms, time_ms, starting at `first`.
+constexpr const char* kMeasurementColumns =
+    "v.config_index, v.config_json, m.status, m.message, m.samples_json, m.compile_ms, "
+    "m.registers, m.shared_bytes, m.spill_bytes, m.check_ms, m.time_ms";
+
+Measurement read_measurement(const Statement& s, int first, const std::string& path) {
+  Measurement m;
+  m.config_index = from_db(s.int64(first));
+  m.config = s.text(first + 1);
+  m.status = status_from_name(s.text(first + 2));
+  m.message = s.text(first + 3);
+  m.samples_ms = samples_from_json(s.text(first + 4), path);
+  m.compile_ms = s.real(first + 5);
+  m.registers = s.integer(first + 6);
+  m.shared_bytes = s.integer(first + 7);
+  m.spill_bytes = s.integer(first + 8);
+  m.check_ms = s.is_null(first + 9) ? 0 : s.real(first + 9);
+  m.time_ms = s.is_null(first + 10) ? 0 : s.real(first + 10);
+  return m;
+}
+
+class SqliteStore : public Store {
+ public:
+  SqliteStore(const std::string& path, bool read_only) : path_(path), read_only_(read_only) {
+    open();
+  }
+
+  int64_t workload(const WorkloadKey& key) override {
+    if (auto id = find_workload(key)) return *id;
+    require_writable("create a workload");
+    Transaction tx(db(), path_);
+    int64_t device_id = upsert_device(key.device);
+    Statement spec(db(), path_,
+                   "INSERT INTO specs (spec_hash, source_hash, path, text, kernel_name) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5) "
+                   "ON CONFLICT (spec_hash, source_hash) DO UPDATE SET path = excluded.path "
+                   "RETURNING id");
+    spec.bind(1, key.spec_hash).bind(2, key.source_hash).bind(3, key.spec_path);
+    spec.bind(4, key.spec_text).bind(5, key.kernel_name);
+    if (!spec.step()) throw Error(ErrorCode::kDb, path_ + ": spec upsert returned no row");
+    int64_t spec_id = spec.int64(0);
+    spec.reset();
+
+    Statement insert(db(), path_,
+                     "INSERT INTO workloads (spec_id, problem_json, device_id, nvrtc_version) "
+                     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING");
+    insert.bind(1, spec_id).bind(2, key.problem_json).bind(3, device_id);
+    insert.bind(4, key.nvrtc_version).run();
+    Statement select(db(), path_,
+                     "SELECT id FROM workloads WHERE spec_id = ?1 AND problem_json = ?2 "
+                     "AND device_id = ?3 AND nvrtc_version = ?4");
+    select.bind(1, spec_id).bind(2, key.problem_json).bind(3, device_id);
+    select.bind(4, key.nvrtc_version);
+    if (!select.step()) throw Error(ErrorCode::kDb, path_ + ": workload vanished on insert");
+    int64_t id = select.int64(0);
+    select.reset();
+    tx.commit();
+    return id;
+  }
+
+  void set_baseline(int64_t workload, uint64_t config_index) override {
+    require_writable("set a baseline");
+    Transaction tx(db(), path_);
+    Statement update(db(), path_, "UPDATE workloads SET baseline_index = ?1 WHERE id = ?2");
+    update.bind(1, to_db(config_index)).bind(2, workload).run();
+    if (sqlite3_changes(db()) == 0) {
+      throw Error(ErrorCode::kDb, path_ + ": no workload " + std::to_string(workload));
+    }
+    tx.commit();
+  }
+
+  void commit(int64_t workload, const std::vector<Measurement>& measurements) override {
+    require_writable("store measurements");
+    if (measurements.empty()) return;
+    Transaction tx(db(), path_);
+    // A config's JSON is the same on every attempt; an empty one never overwrites a known one.
+    Statement variant(db(), path_,
+                      "INSERT INTO variants (workload_id, config_index, config_json) "
+                      "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
+                      "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
+                      "ELSE excluded.config_json END RETURNING id");
+    Statement insert(db(), path_,
+                     "INSERT INTO measurements (variant_id, status, message, samples_json, "
+                     "median_ms, spread, compile_ms, registers, shared_bytes, spill_bytes, "
+                     "check_ms, time_ms) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    for (const Measurement& m : measurements) {
+      variant.bind(1, workload).bind(2, to_db(m.config_index)).bind(3, m.config);
+      if (!variant.step()) throw Error(ErrorCode::kDb, path_ + ": variant upsert returned no row");
+      int64_t variant_id = variant.int64(0);
+      variant.reset();
+
+      insert.bind(1, variant_id).bind(2, std::string(status_name(m.status))).bind(3, m.message);
+      insert.bind(4, samples_to_json(m.samples_ms)).bind(5, m.median_ms()).bind(6, m.spread());
+      insert.bind(7, m.compile_ms).bind(8, m.registers).bind(9, m.shared_bytes);
+      insert.bind(10, m.spill_bytes).bind(11, m.check_ms).bind(12, m.time_ms).run();
+      insert.reset();
+    }
+    tx.commit();
+  }
+
+  std::vector<Measurement> measured(int64_t workload) const override {
+    Statement s(db(), path_,
+                (std::string("SELECT ") + kMeasurementColumns +
+                 " FROM variants v JOIN measurements m ON m.id = "
+                 "(SELECT MAX(id) FROM measurements WHERE variant_id = v.id) "
+                 "WHERE v.workload_id = ?1 ORDER BY v.config_index")
+                    .c_str());
+    s.bind(1, workload);
+    std::vector<Measurement> out;
+    while (s.step()) out.push_back(read_measurement(s, 0, path_));
+    return out;
+  }
+
+  std::vector<Attempt> attempts(int64_t workload) const override {
+    Statement s(db(), path_,
+                (std::string("SELECT m.id, m.created_at, ") + kMeasurementColumns +
+                 " FROM variants v JOIN measurements m ON m.variant_id = v.id "
+                 "WHERE v.workload_id = ?1 ORDER BY m.id")
+                    .c_str());
+    s.bind(1, workload);
+    std::vector<Attempt> out;
+    while (s.step()) out.push_back({s.int64(0), s.text(1), read_measurement(s, 2, path_)});
+    return out;
+  }
+
+  void record_search(int64_t workload, const SearchRecord& r) override {
+    require_writable("record a search");
+    Transaction tx(db(), path_);
+    Statement s(db(), path_,
+                "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, wall_s, "
+                "compile_s, check_s, time_s, interrupted, cache_hits, jobs, gpus, "
+                "worker_restarts) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
+    s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
+    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
+    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).run();
+    tx.commit();
+  }
+
+  std::optional<double> copy_bandwidth(const DeviceInfo& device) const override {
+    Statement s(db(), path_, "SELECT copy_bandwidth_gbs FROM devices WHERE key = ?1");
+    s.bind(1, device.key());
+    if (!s.step() || s.is_null(0)) return std::nullopt;
+    return s.real(0);
+  }
+
+  void set_copy_bandwidth(const DeviceInfo& device, double gbs) override {
+    require_writable("store a copy bandwidth");
+    Transaction tx(db(), path_);
+    int64_t id = upsert_device(device);
+    Statement s(db(), path_,
+                "UPDATE devices SET copy_bandwidth_gbs = ?1, "
+                "bandwidth_measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?2");
+    s.bind(1, gbs).bind(2, id).run();
+    tx.commit();
+  }
+
+  std::vector<WorkloadSummary> workloads(const std::string& spec_hash,
+                                         const std::string& problem_json) const override {
+    // attempts: every measurement row; ok: configs whose latest attempt is ok.
+    Statement s(db(), path_, R"sql(
+WITH latest AS (
+  SELECT v.workload_id, v.config_index, m.id AS measurement_id, m.status, m.median_ms
+  FROM variants v JOIN measurements m
+    ON m.id = (SELECT MAX(id) FROM measurements WHERE variant_id = v.id)
+)
+SELECT w.id, s.spec_hash, s.source_hash, s.path, s.text, s.kernel_name, w.problem_json,
+       d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes, d.memory_bytes,
+       d.driver_version, w.nvrtc_version, w.baseline_index, w.created_at,
+       (SELECT COUNT(*) FROM measurements m JOIN variants v ON m.variant_id = v.id
+         WHERE v.workload_id = w.id),
+       (SELECT COUNT(*) FROM latest l WHERE l.workload_id = w.id AND l.status = 'ok'),
+       (SELECT l.measurement_id FROM latest l
+         WHERE l.workload_id = w.id AND l.status = 'ok' AND l.median_ms IS NOT NULL
+         ORDER BY l.median_ms, l.config_index LIMIT 1),
+       (SELECT l.measurement_id FROM latest l
+         WHERE l.workload_id = w.id AND l.config_index = w.baseline_index)
+FROM workloads w JOIN specs s ON s.id = w.spec_id JOIN devices d ON d.id = w.device_id
+WHERE (?1 = '' OR s.spec_hash = ?1) AND (?2 = '' OR w.problem_json = ?2)
+ORDER BY w.id
+)sql");
+    s.bind(1, spec_hash).bind(2, problem_json);
+    std::vector<WorkloadSummary> out;
+    while (s.step()) {
+      WorkloadSummary w;
+      w.id = s.int64(0);
+      w.key.spec_hash = s.text(1);
+      w.key.source_hash = s.text(2);
+      w.key.spec_path = s.text(3);
+      w.key.spec_text = s.text(4);
+      w.key.kernel_name = s.text(5);
+      w.key.problem_json = s.text(6);
+      w.key.device.name = s.text(7);
+      w.key.device.uuid = s.text(8);
+      w.key.device.cc_major = s.integer(9);
+      w.key.device.cc_minor = s.integer(10);
+      w.key.device.sm_count = s.integer(11);
+      w.key.device.l2_bytes = s.int64(12);
+      w.key.device.memory_bytes = s.int64(13);
+      w.key.device.driver_version = s.integer(14);
+      w.key.nvrtc_version = s.text(15);
+      if (!s.is_null(16)) w.baseline_index = from_db(s.int64(16));
+      w.created_at = s.text(17);
+      w.attempts = s.int64(18);
+      w.ok = s.int64(19);
+      if (!s.is_null(20)) w.best = load_measurement(s.int64(20));
+      if (!s.is_null(21)) w.baseline = load_measurement(s.int64(21));
+      out.push_back(std::move(w));
+    }
+    return out;
+  }
+
+ private:
+  sqlite3* db() const { return db_.get(); }
+
+  void require_writable(const char* what) const {
+    if (read_only_) {
+      throw Error(ErrorCode::kDb, path_ + ": opened read-only, cannot " + std::string(what));
+    }
+  }
+
+  Error not_gputune(const std::string& why) const {
+    return Error(ErrorCode::kDb, path_ + ": not a gputune database (" + why + ")");
+  }
+
+  void open() {
+    std::string name = read_only_ ? "file:" + uri_escape(path_) + "?mode=ro" : path_;
+    int flags = read_only_ ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+    db_.reset(raw);  // SQLite hands back a handle to close even when the open fails.
+    if (rc != SQLITE_OK) {
+      throw Error(ErrorCode::kDb, path_ + ": cannot open database: " +
+                                      (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    }
+    sqlite3_extended_result_codes(db(), 1);
+    sqlite3_busy_timeout(db(), kBusyTimeoutMs);
+
+    // The first read of the file is where a non-SQLite file shows itself.
+    int64_t application_id = 0;
+    try {
+      application_id = pragma_int("application_id");
+    } catch (const Error&) {
+      if ((sqlite3_errcode(db()) & 0xff) == SQLITE_NOTADB) {
+        throw not_gputune("not an SQLite file");
+      }
+      throw;
+    }
+    if (application_id != 0 && application_id != kApplicationId) {
+      throw not_gputune("application_id is " + std::to_string(application_id));
+    }
+    if (application_id == 0 && has_tables()) throw not_gputune("it holds other tables");
+    int version = static_cast<int>(pragma_int("user_version"));
+    if (version > kSchemaVersion) {
+      throw Error(ErrorCode::kDb, path_ + ": was written by a newer gputune (schema " +
+                                      std::to_string(version) + ", this build knows " +
+                                      std::to_string(kSchemaVersion) + ")");
+    }
+
+    exec(db(), path_, "PRAGMA foreign_keys = ON");
+    if (read_only_) {
+      if (version < kSchemaVersion) {
+        throw Error(ErrorCode::kDb,
+                    path_ + (version == 0 ? ": not a gputune database (empty)"
+                                          : ": has schema " + std::to_string(version) +
+                                                "; open it writable once to upgrade it"));
+      }
+      return;
+    }
+    if (path_ != ":memory:" && !path_.empty()) {
+      Statement wal(db(), path_, "PRAGMA journal_mode = WAL");
+      if (!wal.step() || wal.text(0) != "wal") {
+        throw Error(ErrorCode::kDb, path_ + ": cannot switch to WAL journal mode");
+      }
+    }
+    exec(db(), path_, "PRAGMA synchronous = NORMAL");
+    migrate();
+  }
+
+  int64_t pragma_int(const char* name) const {
+    Statement s(db(), path_, (std::string("PRAGMA ") + name).c_str());
+    return s.step() ? s.int64(0) : 0;
+  }
+
+  bool has_tables() const {
+    Statement s(db(), path_, "SELECT 1 FROM sqlite_schema LIMIT 1");
+    return s.step();
+  }
+
+  void migrate() {
+    for (const Migration& migration : kMigrations) {
+      Transaction tx(db(), path_);
+      // Read again under the write lock: another process may have migrated meanwhile.
+      if (pragma_int("user_version") >= migration.version) continue;
+      exec(db(), path_, migration.sql);
+      // PRAGMAs take no bound parameters; both values are constants of this file.
+      exec(db(), path_, "PRAGMA application_id = " + std::to_string(kApplicationId));
+      exec(db(), path_, "PRAGMA user_version = " + std::to_string(migration.version));
+      tx.commit();
+    }
+  }
+
+  std::optional<int64_t> find_workload(const WorkloadKey& key) const {
+    Statement s(db(), path_,
+                "SELECT w.id FROM workloads w JOIN specs s ON s.id = w.spec_id "
+                "JOIN devices d ON d.id = w.device_id "
+                "WHERE s.spec_hash = ?1 AND s.source_hash = ?2 AND w.problem_json = ?3 "
+                "AND d.key = ?4 AND w.nvrtc_version = ?5");
+    s.bind(1, key.spec_hash).bind(2, key.source_hash).bind(3, key.problem_json);
+    s.bind(4, key.device.key()).bind(5, key.nvrtc_version);
+    if (!s.step()) return std::nullopt;
+    return s.int64(0);
+  }
+
+  // Inside a transaction. Refreshes what the key leaves out (uuid, sizes); keeps the bandwidth.
+  int64_t upsert_device(const DeviceInfo& d) {
+    Statement s(db(), path_,
+                "INSERT INTO devices (key, name, uuid, cc_major, cc_minor, sm_count, l2_bytes, "
+                "memory_bytes, driver_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                "ON CONFLICT (key) DO UPDATE SET uuid = excluded.uuid, "
+                "l2_bytes = excluded.l2_bytes, memory_bytes = excluded.memory_bytes "
+                "RETURNING id");
+    s.bind(1, d.key()).bind(2, d.name).bind(3, d.uuid).bind(4, d.cc_major).bind(5, d.cc_minor);
+    s.bind(6, d.sm_count).bind(7, d.l2_bytes).bind(8, d.memory_bytes).bind(9, d.driver_version);
+    if (!s.step()) throw Error(ErrorCode::kDb, path_ + ": device upsert returned no row");
+    int64_t id = s.int64(0);
+    s.reset();
+    return id;
+  }
+
+  Measurement load_measurement(int64_t measurement_id) const {
+    Statement s(db(), path_,
+                (std::string("SELECT ") + kMeasurementColumns +
+                 " FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.id = ?1")
+                    .c_str());
+    s.bind(1, measurement_id);
+    if (!s.step()) {
+      throw Error(ErrorCode::kDb, path_ + ": no measurement " + std::to_string(measurement_id));
+    }
+    return read_measurement(s, 0, path_);
+  }
+
+  std::string path_;
+  bool read_only_;
+  DbHandle db_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_sqlite_store(const std::string& path, bool read_only) {
+  return std::make_unique<SqliteStore>(path, read_only);
+}
+
+}  // namespace gputune

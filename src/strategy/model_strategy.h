@@ -1,0 +1,64 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/cost_model.h"
+#include "strategy/strategy.h"
+
+namespace gputune {
+
+struct ModelStrategyOptions {
+  size_t initial_random = 8;       // cold start: random configs before the model takes over
+  size_t candidate_limit = 20000;  // the whole valid space up to this, else a seeded sample
+  size_t prior_points = 300;       // prior measurements the prior model is fit on, at most
+  double exploration = 0.01;       // expected improvement beyond this margin, in log time
+  double failure_penalty = 1.0;    // a failure's target: the worst ok log time plus this
+  size_t local_every = 4;          // every so many model steps, only the best's neighbours
+  size_t prior_patience = 12;       // results without a new best before the prior stops steering
+  GpOptions gp;
+};
+
+// Where proposal time went.
+struct ModelStrategyStats {
+  size_t model_steps = 0;  // configs chosen by the model
+  double total_ms = 0, max_ms = 0;  // fit + predict per model step
+  double prior_fit_ms = 0;
+  size_t prior_used = 0;  // prior measurements the prior model was fit on
+  bool prior_geometry = false;  // whether the prior model kept the launch-geometry features
+};
+
+// Model-guided search: a Gaussian process on log time proposes the config with the largest
+// expected improvement. With prior data, a GP fit on it ranks the whole space first, so the
+// search starts from the most promising configs, and its prediction becomes the mean function
+// that the GP on this workload's results corrects.
+class ModelStrategy : public Strategy {
+ public:
+  explicit ModelStrategy(uint64_t seed, ModelStrategyOptions options = {});
+  ~ModelStrategy() override;
+
+  // This workload's problem values, which place it among the prior data's. Before start().
+  void set_problem_values(std::vector<std::pair<std::string, double>> values);
+  void set_prior(std::vector<PriorData> prior);
+  void use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
+                 std::vector<PriorData> prior) override;
+  // Adds launch-geometry features (blocks, waves, tail wave, SM fill at each workload's
+  // problem values). Before start().
+  void set_launches(LaunchOf launch, int sm_count);
+  void use_launches(LaunchOf launch, int sm_count) override;
+
+  // `prior` here: measurements of a workload at this problem's values (another GPU, say).
+  void start(const SearchSpace& space, const std::vector<Measurement>& prior) override;
+  std::vector<uint64_t> propose(size_t max_batch) override;
+  void observe(const std::vector<Measurement>& results) override;
+
+  const ModelStrategyStats& stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gputune

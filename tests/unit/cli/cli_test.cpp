@@ -1,0 +1,140 @@
+// The command line as a user meets it: exit codes, where messages go, what they say.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "space/problem.h"
+#include "replay/replay.h"
+#include "run/runner.h"
+#include "spec/spec_loader.h"
+#include "support/synthetic_recording.h"
+#include "support/run_gputune.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing::CommandResult;
+using testing::run_gputune;
+
+uint64_t transpose_variants() {
+  return Problem(load_spec(gputune::test::source_dir() + "/spaces/transpose.yaml"))
+      .space()
+      .count_valid();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Cli, HelpAndUsageErrors) {
+  CommandResult help = run_gputune("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(contains(help.out, "search SPEC"));
+  CommandResult search_help = run_gputune("search --help");
+  EXPECT_EQ(search_help.exit_code, 0);
+  EXPECT_TRUE(contains(search_help.out, "--compile-only"));
+  EXPECT_TRUE(contains(search_help.out, "--budget"));
+  CommandResult unknown = run_gputune("serch x");
+  EXPECT_EQ(unknown.exit_code, 64);
+  EXPECT_TRUE(contains(unknown.err, "unknown command 'serch'"));
+  CommandResult bad_option = run_gputune("search spaces/transpose.yaml --bogus");
+  EXPECT_EQ(bad_option.exit_code, 64);
+  CommandResult bad_budget = run_gputune("search transpose --budget 3x");
+  EXPECT_EQ(bad_budget.exit_code, 64);
+  EXPECT_TRUE(contains(bad_budget.err, "--budget 3x"));
+  CommandResult missing = run_gputune("search no-such-spec");
+  EXPECT_EQ(missing.exit_code, 74);
+  EXPECT_TRUE(contains(missing.err, "shipped: "));
+}
+
+TEST(Cli, ListShowsTheShippedTransposeSpace) {
+  CommandResult list = run_gputune("list");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_TRUE(contains(list.out, "transpose")) << list.out;
+  EXPECT_TRUE(contains(list.out, std::to_string(transpose_variants()) + " variants")) << list.out;
+}
+
+TEST(Cli, BadSpecStopsWithItsLocationAndExitCode65) {
+  fs::path dir = fs::temp_directory_path() / ("gputune_cli_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(gputune::test::source_dir() + "/kernels/transpose.cu", dir / "t.cu",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "bad.yaml") << "kernel: {source: t.cu, name: transpose}\n"
+                                     "problem: {n: 64}\n"
+                                     "arguments:\n"
+                                     "  - {name: out, type: float32, count: n*n, output: true}\n"
+                                     "launch: {block: [32], grid: [n / TILEE]}\n"
+                                     "parameters: {TILE: [32]}\n";
+  CommandResult bad = run_gputune("search " + (dir / "bad.yaml").string() + " --compile-only");
+  EXPECT_EQ(bad.exit_code, 65);
+  EXPECT_TRUE(contains(bad.err, "bad.yaml:5:")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "undefined name 'TILEE'")) << bad.err;
+  EXPECT_FALSE(contains(bad.err, "terminate")) << bad.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, CompileOnlyCompilesEveryTransposeVariant) {
+  CommandResult run_result = run_gputune("search transpose --compile-only --arch sm_90 -q");
+  EXPECT_EQ(run_result.exit_code, 0) << run_result.out << run_result.err;
+  EXPECT_TRUE(contains(run_result.out, std::to_string(transpose_variants()) +
+                                           " variants compiled for sm_90, 0 failed"))
+      << run_result.out;
+}
+
+TEST(Cli, SearchWithoutAGpuSaysSoAndExits69) {
+  if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
+  CommandResult search = run_gputune("search transpose --db /tmp/gputune_cli_nogpu.db");
+  EXPECT_EQ(search.exit_code, 69);
+  EXPECT_TRUE(contains(search.err, "--compile-only")) << search.err;
+}
+
+TEST(Cli, SetTakesSeveralAssignmentsSeparatedByCommas) {
+  if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
+  // Both values are read (a comma inside max(...) is not a separator), so the search gets as
+  // far as looking for a GPU.
+  CommandResult both = run_gputune(
+      "search stencil --set 'nx=1000,ny=max(2, 3)' --db /tmp/gputune_cli_set.db");
+  EXPECT_EQ(both.exit_code, 69) << both.err;
+  CommandResult unknown = run_gputune("search stencil --set nx=1000,nz=3 --db /tmp/gputune_cli_set.db");
+  EXPECT_EQ(unknown.exit_code, 64);
+  EXPECT_TRUE(contains(unknown.err, "--set nz=3: 'nz' is not a problem value")) << unknown.err;
+}
+
+TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
+  fs::path dir = fs::temp_directory_path() / ("gputune_cli_replay_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string spec = testing::write_synthetic_spec(dir);
+  std::string db = (dir / "recorded.db").string();
+  {
+    auto store = open_sqlite_store(db);
+    testing::record_synthetic(*store, spec, 1024, 0);
+  }
+  CommandResult exported = run_gputune("export --db " + db + " --out " + (dir / "out").string());
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir / "out")) files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u);
+
+  CommandResult replay = run_gputune("search --replay " + files[0].string() +
+                                     " --strategy random --seed 4 --budget 25 --json");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto report = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(report["device"]["name"], "Synthetic GPU A");
+  EXPECT_EQ(report["search"]["evaluated"].get<int>() + report["search"]["reused"].get<int>(), 26)
+      << "25 evaluations and the baseline";
+  CommandResult both = run_gputune("search x --replay " + files[0].string());
+  EXPECT_EQ(both.exit_code, 64);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gputune

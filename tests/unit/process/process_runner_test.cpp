@@ -1,0 +1,197 @@
+// The GPU worker process and its watchdog, with a stand-in runner inside the worker: no GPU.
+#include "process/process_runner.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "gputune/error.h"
+#include "support/engine_fakes.h"
+
+namespace gputune {
+namespace {
+
+using testing::Script;
+using testing::ScriptedRunner;
+using testing::quick_watchdog;
+using testing::scripted;
+
+Candidate candidate(uint64_t index) {
+  Candidate c;
+  c.variant.index = index;
+  c.variant.config = "{\"I\":" + std::to_string(index) + "}";
+  c.kernel.ok = true;
+  c.kernel.image = "cubin";
+  c.kernel.registers = 40;
+  c.kernel.compile_ms = 3;
+  return c;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// "pid start end" from ScriptedRunner's message.
+struct Stamp {
+  int pid = 0;
+  double start = 0, end = 0;
+};
+Stamp stamp_of(const Measurement& m) {
+  Stamp s;
+  std::istringstream(m.message) >> s.pid >> s.start >> s.end;
+  return s;
+}
+
+TEST(ProcessRunner, MeasuresInAWorkerProcess) {
+  ProcessRunner runner({0}, scripted({}), quick_watchdog());
+  EXPECT_EQ(runner.device().name, "Fake GPU");
+  EXPECT_DOUBLE_EQ(runner.measure_copy_bandwidth(), 3000);
+  Measurement reference = runner.set_reference(candidate(0));
+  EXPECT_EQ(reference.status, Status::kOk);
+  auto results = runner.run({candidate(1), candidate(2), candidate(3)});
+  ASSERT_EQ(results.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(results[i].status, Status::kOk);
+    EXPECT_EQ(results[i].config_index, i + 1);
+    EXPECT_DOUBLE_EQ(results[i].median_ms(), 1 + (i + 1) / 10.0);
+    EXPECT_EQ(results[i].registers, 40);
+    EXPECT_DOUBLE_EQ(results[i].check_ms, 1);
+    EXPECT_DOUBLE_EQ(results[i].time_ms, 2);
+    EXPECT_NE(stamp_of(results[i]).pid, getpid()) << "measured in this process";
+  }
+  // The watchdog adapts: floor, or factor x best kernel time x launches if that is longer.
+  EXPECT_NEAR(runner.limit_s(), 0.3 + 4 * 0.001, 1e-9);
+}
+
+TEST(ProcessRunner, HangIsKilledAsTimeoutAndANewWorkerTakesOver) {
+  Script script;
+  script.hang = {2};
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  const int first_pid = runner.worker_pids()[0];
+  const auto start = std::chrono::steady_clock::now();
+  auto results = runner.run({candidate(1), candidate(2), candidate(3)});
+  const double s = seconds_since(start);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, Status::kOk);
+  EXPECT_EQ(results[1].status, Status::kTimeout) << results[1].message;
+  EXPECT_NE(results[1].message.find("killed"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[1].registers, 40) << "what the compiler said is kept";
+  EXPECT_EQ(results[2].status, Status::kOk) << results[2].message;
+  EXPECT_NE(stamp_of(results[2]).pid, first_pid);
+  EXPECT_EQ(runner.stats().timeouts, 1);
+  EXPECT_EQ(runner.stats().restarts, 1);
+  EXPECT_LT(s, 3.0);
+  EXPECT_EQ(kill(first_pid, 0), -1) << "the hung worker is gone and reaped";
+}
+
+TEST(ProcessRunner, StickyErrorIsTheVariantsAndTheWorkerIsReplaced) {
+  Script script;
+  script.sticky = {2};
+  script.wrong = {4};
+  script.resource = {5};
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  auto results = runner.run({candidate(1), candidate(2), candidate(3), candidate(4),
+                             candidate(5), candidate(6)});
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results[0].status, Status::kOk);
+  EXPECT_EQ(results[1].status, Status::kRuntimeError);
+  EXPECT_NE(results[1].message.find("ILLEGAL_ADDRESS"), std::string::npos);
+  EXPECT_EQ(results[2].status, Status::kOk) << results[2].message;
+  EXPECT_EQ(results[3].status, Status::kWrongAnswer);
+  EXPECT_EQ(results[4].status, Status::kResourceExceeded);
+  EXPECT_EQ(results[5].status, Status::kOk);
+  EXPECT_NE(stamp_of(results[0]).pid, stamp_of(results[2]).pid);
+  EXPECT_EQ(stamp_of(results[2]).pid, stamp_of(results[5]).pid)
+      << "only a sticky error replaces the worker";
+  EXPECT_EQ(runner.stats().restarts, 1);
+  EXPECT_EQ(runner.stats().crashes, 0);
+}
+
+TEST(ProcessRunner, WorkerThatDiesTwiceOnAVariantMakesItARuntimeError) {
+  Script script;
+  script.abort = {2};
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  auto results = runner.run({candidate(1), candidate(2), candidate(3)});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, Status::kOk);
+  EXPECT_EQ(results[1].status, Status::kRuntimeError);
+  EXPECT_NE(results[1].message.find("twice"), std::string::npos) << results[1].message;
+  EXPECT_NE(results[1].message.find("signal 6"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[2].status, Status::kOk);
+  EXPECT_EQ(runner.stats().crashes, 2);
+}
+
+TEST(ProcessRunner, WorkerKilledFromOutsideLosesNothing) {
+  Script script;
+  script.sleep_ms = 300;
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  const int pid = runner.worker_pids()[0];
+  const uint64_t ticket = runner.submit(candidate(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  std::vector<std::pair<uint64_t, Measurement>> results;
+  while (results.empty()) results = runner.poll(-1);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].first, ticket);
+  EXPECT_EQ(results[0].second.status, Status::kOk) << "measured again on the new worker";
+  EXPECT_NE(stamp_of(results[0].second).pid, pid);
+}
+
+TEST(ProcessRunner, AWorkerThatCannotStartIsTheSearchsError) {
+  Script script;
+  script.fail_start = true;
+  try {
+    ProcessRunner runner({0}, scripted(script), quick_watchdog());
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNoGpu);
+    EXPECT_NE(std::string(e.what()).find("--compile-only"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProcessRunner, WorkersForSeveralDevicesMeasureAtTheSameTime) {
+  Script script;
+  script.sleep_ms = 150;
+  ProcessRunner runner({0, 1}, scripted(script), quick_watchdog());
+  ASSERT_EQ(runner.devices().size(), 2u);
+  EXPECT_EQ(runner.devices()[1].ordinal, 1);
+  runner.set_reference(candidate(0));
+  EXPECT_EQ(runner.idle(), 2u);
+  auto results = runner.run({candidate(1), candidate(2), candidate(3), candidate(4)});
+  std::set<int> pids;
+  bool overlap = false;
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].status, Status::kOk);
+    pids.insert(stamp_of(results[i]).pid);
+    for (size_t j = 0; j < i; ++j) {
+      const Stamp a = stamp_of(results[i]), b = stamp_of(results[j]);
+      if (a.pid != b.pid && a.start < b.end && b.start < a.end) overlap = true;
+    }
+  }
+  EXPECT_EQ(pids.size(), 2u);
+  EXPECT_TRUE(overlap) << "the two workers never measured at the same time";
+}
+
+TEST(ProcessRunner, DifferentGpusAreRefused) {
+  Script script;
+  script.distinct_models = true;
+  try {
+    ProcessRunner runner({0, 1}, scripted(script), quick_watchdog());
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("identical GPUs"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gputune

@@ -1,0 +1,154 @@
+#include "replay/replay.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gputune/error.h"
+#include "support/synthetic_recording.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReplayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gputune_replay_test_" + std::to_string(getpid()));
+    spec_ = testing::write_synthetic_spec(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::string spec_;
+};
+
+TEST_F(ReplayTest, ExportThenLoadKeepsEveryField) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  ASSERT_GT(recording.measurements.size(), 1000u);
+  Measurement odd;
+  odd.config_index = 999999;
+  odd.config = R"({"TX":8,"note":"a, \"quoted\" value"})";
+  odd.status = Status::kWrongAnswer;
+  odd.message = "line one, with a comma\nline \"two\"";
+  odd.samples_ms = {0.1, 1.0 / 3.0};
+  recording.measurements.push_back(odd);
+  recording.info.commit = "abc123";
+  const std::string path = (dir_ / "r.csv").string();
+  write_recording(recording, path);
+  Recording loaded = load_recording(path);
+
+  EXPECT_EQ(loaded.info.origin, "synthetic");
+  EXPECT_EQ(loaded.info.spec_path, recording.info.spec_path);
+  EXPECT_EQ(loaded.info.spec_hash, recording.info.spec_hash);
+  EXPECT_EQ(loaded.info.source_hash, recording.info.source_hash);
+  EXPECT_EQ(loaded.info.problem_json, R"({"n":1024})");
+  EXPECT_EQ(loaded.info.device.key(), recording.info.device.key());
+  EXPECT_EQ(loaded.info.nvrtc_version, recording.info.nvrtc_version);
+  EXPECT_EQ(loaded.info.baseline_index, recording.info.baseline_index);
+  EXPECT_EQ(loaded.info.copy_bandwidth_gbs, 3000);
+  EXPECT_EQ(loaded.info.commit, "abc123");
+  EXPECT_FALSE(loaded.info.recorded_at.empty());
+  ASSERT_EQ(loaded.measurements.size(), recording.measurements.size());
+  for (size_t i = 0; i < loaded.measurements.size(); ++i) {
+    const Measurement& a = recording.measurements[i];
+    const Measurement& b = loaded.measurements[i];
+    EXPECT_EQ(a.config_index, b.config_index);
+    EXPECT_EQ(a.config, b.config);
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(a.samples_ms, b.samples_ms);  // exact: written with round-trip precision
+    EXPECT_EQ(a.compile_ms, b.compile_ms);
+    EXPECT_EQ(a.registers, b.registers);
+    EXPECT_EQ(a.shared_bytes, b.shared_bytes);
+    EXPECT_EQ(a.spill_bytes, b.spill_bytes);
+    EXPECT_EQ(a.message, b.message);
+  }
+}
+
+TEST_F(ReplayTest, SearchInReplayGetsWhatWasRecorded) {
+  auto recorded_store = open_sqlite_store(":memory:");
+  Recording recorded = testing::record_synthetic(*recorded_store, spec_, 1024, 0);
+  const std::string path = (dir_ / "r.csv").string();
+  export_recording(*recorded_store, 1, path, "deadbeef");
+  Recording loaded = load_recording(path);
+  EXPECT_EQ(loaded.info.commit, "deadbeef");
+
+  Problem problem = recording_problem(loaded);
+  EXPECT_EQ(problem.problem_json(), loaded.info.problem_json);
+  auto runner = make_replay_runner(loaded);
+  EXPECT_EQ(runner->device().name, "Synthetic GPU A");
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  SearchResult result = run_search(problem, *runner, *compiler, *store, {});
+  auto replayed = store->measured(result.workload);
+  ASSERT_EQ(replayed.size(), recorded.measurements.size());
+  for (size_t i = 0; i < replayed.size(); ++i) {
+    EXPECT_EQ(replayed[i].config_index, recorded.measurements[i].config_index);
+    EXPECT_EQ(replayed[i].status, recorded.measurements[i].status);
+    EXPECT_EQ(replayed[i].samples_ms, recorded.measurements[i].samples_ms);
+    EXPECT_EQ(replayed[i].message, recorded.measurements[i].message);
+  }
+}
+
+TEST_F(ReplayTest, AConfigNotRecordedIsARuntimeError) {
+  Recording recording;
+  recording.info.device.name = "Recorded GPU";
+  Measurement m;
+  m.config_index = 3;
+  m.samples_ms = {1.0};
+  recording.measurements.push_back(m);
+  auto runner = make_replay_runner(recording);
+  Candidate known, unknown;
+  known.variant.index = 3;
+  unknown.variant.index = 4;
+  auto out = runner->run({known, unknown});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::kOk);
+  EXPECT_EQ(out[1].status, Status::kRuntimeError);
+  EXPECT_EQ(out[1].message, "not in the recording");
+  EXPECT_EQ(runner->device().name, "Recorded GPU");
+}
+
+TEST_F(ReplayTest, ASpecChangedSinceTheRecordingIsRefused) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  std::ofstream(spec_, std::ios::app) << "# an edit\n";
+  try {
+    recording_problem(recording);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("changed since the recording"), std::string::npos);
+  }
+  EXPECT_NO_THROW(recording_problem(recording, "", true));
+}
+
+TEST_F(ReplayTest, MalformedRecordingsSayWhere) {
+  const std::string path = (dir_ / "bad.csv").string();
+  std::ofstream(path) << "not a recording\n";
+  try {
+    load_recording(path);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo);
+    EXPECT_NE(std::string(e.what()).find(path + ":1:"), std::string::npos) << e.what();
+  }
+  std::ofstream(path) << "# gputune recording v1\n# spec_path: s.yaml\n"
+                      << "config_index,config,status,median_ms,samples,compile_ms,registers,"
+                         "shared_bytes,spill_bytes,message\n"
+                      << "1,{},ok,1,1,0,0,0,0,\n"
+                      << "2,{},ok,1,x,0,0,0,0,\n";
+  try {
+    load_recording(path);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":5:"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gputune

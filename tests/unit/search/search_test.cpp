@@ -1,0 +1,228 @@
+#include "search/search.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <set>
+
+#include "gputune/error.h"
+#include "spec/spec_loader.h"
+#include "search/prior.h"
+#include "support/fakes.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FakeCompiler;
+using testing::FakeRunner;
+
+class SearchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gputune_search_test_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "k.cu") << "extern \"C\" __global__ void k(float* out, int n) {}\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Problem problem(const std::string& extra = "", const Overrides& set = {}) {
+    std::string text = R"(kernel: {source: k.cu, name: k}
+problem: {n: 64}
+arguments:
+  - {name: out, type: float32, count: n, output: true}
+  - {name: n, type: int32, value: n}
+launch: {block: [A * 32], grid: [ceil(n / (A * 32))]}
+parameters: {A: [1, 2, 3, 4], B: [0, 1, 2], FAIL: [0, 1]}
+constraints: [A != 3]
+baseline: {A: 1, B: 0, FAIL: 0}
+)" + extra;
+    return Problem(parse_spec(text, (dir_ / "spec.yaml").string(), set));
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SearchTest, BruteForceEvaluatesEveryValidVariantOnceAndStoresFailures) {
+  Problem p = problem();
+  FakeRunner runner;
+  FakeCompiler compiler;
+  auto store = open_sqlite_store(":memory:");
+  SearchResult result = run_search(p, runner, compiler, *store, {});
+
+  uint64_t valid = p.space().count_valid();
+  ASSERT_EQ(valid, 3u * 3 * 2);
+  EXPECT_EQ(result.evaluated.size(), valid);
+  auto stored = store->measured(result.workload);
+  EXPECT_EQ(stored.size(), valid);
+  size_t compile_errors = 0;
+  for (const auto& m : stored) {
+    if (m.status == Status::kCompileError) {
+      ++compile_errors;
+      EXPECT_NE(m.message.find("FAIL was asked for"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(compile_errors, valid / 2);
+  EXPECT_EQ(runner.reference_runs, 1);
+  // The baseline is measured as the reference and not again as a variant.
+  std::set<uint64_t> ran(runner.ran.begin(), runner.ran.end());
+  EXPECT_EQ(ran.size(), runner.ran.size());
+  EXPECT_EQ(ran.count(p.baseline_index()), 0u);
+  EXPECT_DOUBLE_EQ(result.copy_bandwidth_gbs, 3000);
+}
+
+TEST_F(SearchTest, RerunMeasuresNothingAndForceMeasuresAgain) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  {
+    FakeRunner runner;
+    run_search(p, runner, compiler, *store, {});
+  }
+  FakeRunner again;
+  SearchResult second = run_search(p, again, compiler, *store, {});
+  EXPECT_TRUE(again.ran.empty());
+  EXPECT_EQ(second.record.evaluated, 0);
+  EXPECT_EQ(second.record.reused, static_cast<int64_t>(p.space().count_valid()));
+  EXPECT_EQ(again.bandwidth_runs, 0) << "copy bandwidth is measured once per GPU";
+
+  SearchOptions force;
+  force.force = true;
+  FakeRunner forced;
+  run_search(p, forced, compiler, *store, force);
+  // Every variant that compiles runs again, except the baseline: it was just measured as
+  // the reference.
+  EXPECT_EQ(forced.ran.size(), p.space().count_valid() / 2 - 1);
+  EXPECT_EQ(std::count(forced.ran.begin(), forced.ran.end(), p.baseline_index()), 0);
+}
+
+TEST_F(SearchTest, BudgetCountsEvaluationsIncludingReusedOnes) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  SearchOptions options;
+  options.strategy = "random";
+  options.seed = 3;
+  options.budget_evaluations = 5;
+  FakeRunner runner;
+  SearchResult first = run_search(p, runner, compiler, *store, options);
+  EXPECT_EQ(first.evaluated.size(), 5u);
+
+  options.budget_evaluations = 8;
+  FakeRunner runner2;
+  SearchResult second = run_search(p, runner2, compiler, *store, options);
+  EXPECT_EQ(second.evaluated.size(), 8u);
+  // The first five come back from the database, and so may the baseline, which the first
+  // search measured as its reference.
+  std::set<uint64_t> first_five;
+  for (const auto& m : first.evaluated) first_five.insert(m.config_index);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(second.evaluated[i].config_index,
+                                           first.evaluated[i].config_index);
+  EXPECT_GE(second.record.reused, 5);
+  EXPECT_EQ(second.record.reused + second.record.evaluated, 8);
+  for (auto index : runner2.ran) EXPECT_EQ(first_five.count(index), 0u);
+}
+
+TEST_F(SearchTest, InterruptedSearchResumesWithoutRepeatingWork) {
+  Problem p = problem();
+  fs::path db = dir_ / "resume.db";
+  FakeCompiler compiler;
+  std::atomic<bool> stop{false};
+  int64_t first_count = 0;
+  std::set<uint64_t> first_done;
+  {
+    auto store = open_sqlite_store(db.string());
+    FakeRunner runner;
+    auto progress = [&](const SearchProgress& s) {
+      if (s.done >= 6) stop = true;
+    };
+    SearchResult first = run_search(p, runner, compiler, *store, {}, progress, &stop);
+    EXPECT_TRUE(first.record.interrupted);
+    first_count = static_cast<int64_t>(first.evaluated.size());
+    for (const auto& m : first.evaluated) first_done.insert(m.config_index);
+    EXPECT_LT(first_count, static_cast<int64_t>(p.space().count_valid()));
+  }
+  auto store = open_sqlite_store(db.string());
+  FakeRunner runner;
+  SearchResult second = run_search(p, runner, compiler, *store, {});
+  EXPECT_FALSE(second.record.interrupted);
+  EXPECT_EQ(second.record.reused, first_count);
+  EXPECT_EQ(store->measured(second.workload).size(), p.space().count_valid());
+  for (auto index : runner.ran) EXPECT_EQ(first_done.count(index), 0u) << index;
+}
+
+TEST_F(SearchTest, WrongAnswersAreStoredAndTheSearchGoesOn) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  uint64_t bad = p.space().encode({1, 1, 0});
+  runner.wrong.insert(bad);
+  SearchResult result = run_search(p, runner, compiler, *store, {});
+  bool found = false;
+  for (const auto& m : store->measured(result.workload)) {
+    if (m.config_index == bad) {
+      found = true;
+      EXPECT_EQ(m.status, Status::kWrongAnswer);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(result.evaluated.size(), p.space().count_valid());
+}
+
+TEST_F(SearchTest, BaselineThatDoesNotCompileStopsWithItsLocation) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  compiler.fail_option = "-DA=1";
+  FakeRunner runner;
+  try {
+    run_search(p, runner, compiler, *store, {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kSpec);
+    EXPECT_NE(std::string(e.what()).find("spec.yaml:9:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("baseline does not compile"), std::string::npos);
+  }
+}
+
+TEST_F(SearchTest, OtherProblemSizesOfTheKernelArePriorData) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  Problem small = problem("", {{"n", "64"}});
+  SearchResult first = run_search(small, runner, compiler, *store, {});
+  Problem large = problem("", {{"n", "256"}});
+  SearchOptions options;
+  options.strategy = "model";
+  options.budget_evaluations = 6;
+  SearchResult second = run_search(large, runner, compiler, *store, options);
+  EXPECT_EQ(second.evaluated.size(), 6u);
+
+  WorkloadKey key;
+  key.kernel_name = "k";
+  key.spec_path = (dir_ / "spec.yaml").string();
+  auto prior = prior_from_store(*store, second.workload, key);
+  ASSERT_EQ(prior.size(), 1u);
+  ASSERT_EQ(prior[0].problem_values.size(), 1u);
+  EXPECT_EQ(prior[0].problem_values[0].first, "n");
+  EXPECT_EQ(prior[0].problem_values[0].second, 64);
+  EXPECT_EQ(prior[0].measurements.size(), small.space().count_valid());
+  key.kernel_name = "other";
+  EXPECT_TRUE(prior_from_store(*store, second.workload, key).empty());
+}
+
+TEST_F(SearchTest, CompileAllReportsEveryFailure) {
+  Problem p = problem();
+  FakeCompiler compiler;
+  auto results = compile_all(p, compiler, "sm_90");
+  EXPECT_EQ(results.size(), p.space().count_valid());
+  size_t failed = 0;
+  for (const auto& m : results) failed += m.status == Status::kCompileError;
+  EXPECT_EQ(failed, results.size() / 2);
+}
+
+}  // namespace
+}  // namespace gputune

@@ -1,0 +1,137 @@
+#include "space/search_space.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gputune/error.h"
+
+namespace gputune {
+namespace {
+
+Value sym(const char* text) { return Value(std::string(text)); }
+
+// TILE (3) x PAD (2) x MERGE (4), MERGE fastest.
+std::vector<Dimension> dims() {
+  return {{"TILE", {int64_t{16}, int64_t{32}, int64_t{64}}, false},
+          {"PAD", {int64_t{0}, int64_t{1}}, false},
+          {"MERGE", {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, false}};
+}
+
+TEST(SearchSpace, MixedRadixLastDimensionFastest) {
+  Scope problem;
+  SearchSpace space(dims(), {}, problem);
+  EXPECT_EQ(space.size(), 24u);
+  EXPECT_EQ(space.decode(0), (std::vector<size_t>{0, 0, 0}));
+  EXPECT_EQ(space.decode(1), (std::vector<size_t>{0, 0, 1}));
+  EXPECT_EQ(space.decode(4), (std::vector<size_t>{0, 1, 0}));
+  EXPECT_EQ(space.decode(8), (std::vector<size_t>{1, 0, 0}));
+  EXPECT_EQ(space.decode(23), (std::vector<size_t>{2, 1, 3}));
+  for (uint64_t i = 0; i < space.size(); ++i) EXPECT_EQ(space.encode(space.decode(i)), i);
+  EXPECT_THROW(space.decode(24), Error);
+  EXPECT_THROW(space.encode({0, 2, 0}), Error);
+  EXPECT_THROW(space.encode({0, 0}), Error);
+  EXPECT_EQ(space.values(13), (std::vector<Value>{int64_t{32}, int64_t{1}, int64_t{2}}));
+  EXPECT_EQ(space.count_valid(), 24u);
+}
+
+TEST(SearchSpace, ConstraintsMatchABruteForceLoop) {
+  Scope problem;
+  problem.set("n", 48);
+  // MERGE must divide TILE / 8 and the tile must divide n (so TILE=64 is out).
+  SearchSpace space(dims(), {"(TILE / 8) % MERGE == 0", "n % TILE == 0"}, problem);
+  uint64_t expected = 0;
+  uint64_t index = 0;
+  for (int tile : {16, 32, 64}) {
+    for (int pad = 0; pad < 2; ++pad) {
+      for (int merge : {1, 2, 4, 8}) {
+        const bool ok = (tile / 8) % merge == 0 && 48 % tile == 0;
+        EXPECT_EQ(space.valid(index), ok) << space.describe(index);
+        if (!ok) {
+          EXPECT_EQ(space.failed_constraint(index), (tile / 8) % merge != 0 ? 0 : 1);
+        } else {
+          EXPECT_EQ(space.failed_constraint(index), -1);
+        }
+        expected += ok;
+        ++index;
+      }
+    }
+  }
+  EXPECT_EQ(expected, 4u);  // TILE=16 with MERGE 1,2 and both PADs
+  EXPECT_EQ(space.count_valid(), expected);
+}
+
+TEST(SearchSpace, ConstraintsReadProblemValuesCopiedAtConstruction) {
+  Scope problem;
+  problem.set("limit", 32);
+  SearchSpace space(dims(), {"TILE <= limit"}, problem);
+  problem.set("limit", 1000);  // the space keeps its own copy
+  EXPECT_EQ(space.count_valid(), 16u);
+}
+
+TEST(SearchSpace, SymbolDimensionsAreInvisibleToConstraints) {
+  Scope problem;
+  std::vector<Dimension> d = {{"TILE", {int64_t{16}, int64_t{32}}, false},
+                              {"block_order", {sym("row"), sym("diagonal")}, true}};
+  EXPECT_THROW(SearchSpace(d, {"block_order == 0"}, problem), ExpressionError);
+  SearchSpace space(d, {"TILE > 16"}, problem);
+  EXPECT_EQ(space.count_valid(), 2u);
+  EXPECT_EQ(space.describe(3), "TILE=32 block_order=diagonal");
+  EXPECT_EQ(space.json(3), R"({"TILE":32,"block_order":"diagonal"})");
+}
+
+TEST(SearchSpace, BadConstraintThrowsExpressionError) {
+  Scope problem;
+  try {
+    SearchSpace space(dims(), {"TILE > 1", "TILEX % 2 == 0"}, problem);
+    FAIL() << "no error";
+  } catch (const ExpressionError& e) {
+    EXPECT_EQ(e.message, "undefined name 'TILEX'");
+    EXPECT_EQ(e.offset, 0);
+  }
+}
+
+TEST(SearchSpace, Neighbours) {
+  Scope problem;
+  SearchSpace space(dims(), {"!(TILE == 32 && MERGE == 8)"}, problem);
+  // TILE=32 PAD=0 MERGE=4 is index 8 + 0 + 2 = 10.
+  std::vector<uint64_t> n = space.neighbours(10);
+  std::sort(n.begin(), n.end());
+  // TILE 16/64 (2, 18), PAD 1 (14), MERGE 2 (9); MERGE 8 (11) fails the constraint.
+  EXPECT_EQ(n, (std::vector<uint64_t>{2, 9, 14, 18}));
+  n = space.neighbours(0);
+  std::sort(n.begin(), n.end());
+  EXPECT_EQ(n, (std::vector<uint64_t>{1, 4, 8}));
+}
+
+TEST(SearchSpace, DescribeAndJson) {
+  Scope problem;
+  std::vector<Dimension> d = dims();
+  d.push_back({"SCALE", {0.5, 2.0}, false});
+  SearchSpace space(d, {"SCALE * TILE >= 16"}, problem);
+  EXPECT_EQ(space.describe(space.encode({1, 1, 0, 0})), "TILE=32 PAD=1 MERGE=1 SCALE=0.5");
+  EXPECT_EQ(space.json(space.encode({1, 1, 0, 0})), R"({"TILE":32,"PAD":1,"MERGE":1,"SCALE":0.5})");
+  EXPECT_FALSE(space.valid(space.encode({0, 0, 0, 0})));  // 0.5 * 16 < 16
+  EXPECT_EQ(space.dimension_index("MERGE"), 2);
+  EXPECT_EQ(space.dimension_index("NOPE"), -1);
+}
+
+TEST(SearchSpace, MoveKeepsConstraintsWorking) {
+  Scope problem;
+  SearchSpace space(dims(), {"PAD == 1"}, problem);
+  SearchSpace moved(std::move(space));
+  EXPECT_EQ(moved.count_valid(), 12u);
+  EXPECT_TRUE(moved.valid(4));
+  EXPECT_FALSE(moved.valid(0));
+}
+
+TEST(SearchSpace, EmptyProductIsOne) {
+  Scope problem;
+  SearchSpace space({}, {}, problem);
+  EXPECT_EQ(space.size(), 1u);
+  EXPECT_EQ(space.describe(0), "");
+  EXPECT_EQ(space.json(0), "{}");
+}
+
+}  // namespace
+}  // namespace gputune

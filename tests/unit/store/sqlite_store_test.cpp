@@ -1,0 +1,572 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gputune/error.h"
+#include "store/store.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+DeviceInfo h200() {
+  DeviceInfo d;
+  d.name = "NVIDIA H200";
+  d.uuid = "GPU-1234";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.l2_bytes = 60 << 20;
+  d.memory_bytes = int64_t{141} << 30;
+  d.driver_version = 13000;
+  return d;
+}
+
+WorkloadKey transpose_key() {
+  WorkloadKey k;
+  k.spec_hash = "spec-aaaa";
+  k.source_hash = "src-bbbb";
+  k.spec_path = "specs/transpose.yaml";
+  k.spec_text = "kernel: {name: transpose}\n";
+  k.kernel_name = "transpose";
+  k.problem_json = R"({"n":8192})";
+  k.device = h200();
+  k.nvrtc_version = "13.0";
+  return k;
+}
+
+Measurement ok(uint64_t index, std::vector<double> samples) {
+  Measurement m;
+  m.config_index = index;
+  m.config = R"({"TILE":)" + std::to_string(index) + "}";
+  m.samples_ms = std::move(samples);
+  return m;
+}
+
+Measurement failed(uint64_t index, Status status, const std::string& message) {
+  Measurement m;
+  m.config_index = index;
+  m.config = R"({"TILE":)" + std::to_string(index) + "}";
+  m.status = status;
+  m.message = message;
+  return m;
+}
+
+// A fresh path in a fresh directory, removed with the fixture (WAL side files included).
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "gputune-store-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() { fs::remove_all(dir_); }
+  std::string file(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+
+ private:
+  std::string dir_;
+};
+
+// Raw access for what the Store API does not expose (pragmas, tampering).
+class RawDb {
+ public:
+  explicit RawDb(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+  }
+  ~RawDb() { sqlite3_close(db_); }
+  std::string text(const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql;
+    std::string out;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+      out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    return out;
+  }
+  void exec(const std::string& sql) {
+    EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sql << ": " << sqlite3_errmsg(db_);
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+void expect_db_error(const std::function<void()>& f, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one containing '" << fragment << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kDb) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(SqliteStore, EveryMeasurementFieldRoundTrips) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  Measurement a;
+  a.config_index = 0xFFFF'FFFF'FFFF'FFF0ull;  // above INT64_MAX: stored as the same 64 bits
+  a.config = R"({"TILE":32,"PAD":1,"order":"diagonal"})";
+  a.status = Status::kOk;
+  a.samples_ms = {0.1, 1.0 / 3.0, 2.5e-7, 123456.789012345};
+  a.compile_ms = 812.25;
+  a.registers = 96;
+  a.shared_bytes = 33 * 32 * 4;
+  a.spill_bytes = 16;
+  a.message = "line one\nline 'two' with \"quotes\" and ünïcode";
+  Measurement b = failed(7, Status::kCompileError, "error: identifier \"X\" is undefined");
+  b.compile_ms = 3.5;
+  store->commit(w, {a, b});
+
+  auto got = store->measured(w);
+  ASSERT_EQ(got.size(), 2u);
+  // Ordered by config index as stored (signed): a's index is negative there.
+  const Measurement& ga = got[0].config_index == a.config_index ? got[0] : got[1];
+  const Measurement& gb = got[0].config_index == a.config_index ? got[1] : got[0];
+  EXPECT_EQ(ga.config_index, a.config_index);
+  EXPECT_EQ(ga.config, a.config);
+  EXPECT_EQ(ga.status, a.status);
+  EXPECT_EQ(ga.samples_ms, a.samples_ms);  // bit-exact through JSON
+  EXPECT_EQ(ga.compile_ms, a.compile_ms);
+  EXPECT_EQ(ga.registers, a.registers);
+  EXPECT_EQ(ga.shared_bytes, a.shared_bytes);
+  EXPECT_EQ(ga.spill_bytes, a.spill_bytes);
+  EXPECT_EQ(ga.message, a.message);
+  EXPECT_EQ(gb.config_index, 7u);
+  EXPECT_EQ(gb.status, Status::kCompileError);
+  EXPECT_TRUE(gb.samples_ms.empty());
+  EXPECT_EQ(gb.message, b.message);
+  EXPECT_EQ(gb.compile_ms, 3.5);
+}
+
+TEST(SqliteStore, EveryStatusRoundTrips) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  const Status all[] = {
+      Status::kOk,           Status::kConstraint, Status::kCompileError, Status::kResourceExceeded,
+      Status::kRuntimeError, Status::kTimeout,    Status::kWrongAnswer};
+  std::vector<Measurement> ms;
+  for (uint64_t i = 0; i < 7; ++i) ms.push_back(failed(i, all[i], "m"));
+  store->commit(w, ms);
+  auto got = store->measured(w);
+  ASSERT_EQ(got.size(), 7u);
+  for (uint64_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(got[i].config_index, i);
+    EXPECT_EQ(got[i].status, all[i]);
+  }
+}
+
+TEST(SqliteStore, LatestAttemptWins) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  store->commit(w, {failed(3, Status::kTimeout, "watchdog"), ok(4, {1.0})});
+  store->commit(w, {ok(3, {2.0, 2.1}), ok(5, {0.5})});
+  store->commit(w, {failed(4, Status::kRuntimeError, "CUDA_ERROR_ILLEGAL_ADDRESS")});
+
+  auto got = store->measured(w);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].config_index, 3u);
+  EXPECT_EQ(got[0].status, Status::kOk);
+  EXPECT_EQ(got[0].samples_ms, (std::vector<double>{2.0, 2.1}));
+  EXPECT_EQ(got[1].config_index, 4u);
+  EXPECT_EQ(got[1].status, Status::kRuntimeError);
+  EXPECT_EQ(got[1].message, "CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(got[2].config_index, 5u);
+
+  auto summaries = store->workloads();
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].attempts, 5);  // every attempt is kept
+  EXPECT_EQ(summaries[0].ok, 2);        // configs 3 and 5: 4's latest attempt failed
+}
+
+TEST(SqliteStore, AttemptsAreTheWholeHistoryInOrder) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  WorkloadKey smaller = transpose_key();
+  smaller.problem_json = R"({"n":4096})";
+  int64_t other = store->workload(smaller);
+  store->commit(w, {ok(5, {2.0}), failed(3, Status::kTimeout, "watchdog")});
+  store->commit(other, {ok(1, {1.0})});
+  store->commit(w, {ok(3, {1.5})});
+  auto got = store->attempts(w);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].measurement.config_index, 5u);
+  EXPECT_EQ(got[1].measurement.status, Status::kTimeout);
+  EXPECT_EQ(got[2].measurement.config_index, 3u);
+  EXPECT_EQ(got[2].measurement.samples_ms, std::vector<double>{1.5});
+  EXPECT_LT(got[0].id, got[1].id);
+  EXPECT_LT(got[1].id, got[2].id);
+  EXPECT_EQ(got[0].created_at.size(), 20u);  // 2025-01-01T12:00:00Z
+  EXPECT_EQ(got[0].created_at.back(), 'Z');
+}
+
+TEST(SqliteStore, TwoAttemptsInOneCommitKeepTheLater) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  store->commit(w, {ok(1, {9.0}), ok(1, {1.0})});
+  auto got = store->measured(w);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].samples_ms, std::vector<double>{1.0});
+}
+
+TEST(SqliteStore, WorkloadIdentity) {
+  auto store = open_sqlite_store(":memory:");
+  WorkloadKey k = transpose_key();
+  int64_t w = store->workload(k);
+  EXPECT_EQ(store->workload(k), w);
+
+  WorkloadKey info_only = k;  // path, kernel name and uuid do not change results
+  info_only.spec_path = "elsewhere/transpose.yaml";
+  info_only.device.uuid = "GPU-other-card-same-model";
+  EXPECT_EQ(store->workload(info_only), w);
+
+  WorkloadKey problem = k;
+  problem.problem_json = R"({"n":4096})";
+  WorkloadKey device = k;
+  device.device.driver_version = 12080;
+  WorkloadKey sms = k;
+  sms.device.sm_count = 114;
+  WorkloadKey nvrtc = k;
+  nvrtc.nvrtc_version = "12.8";
+  WorkloadKey spec = k;
+  spec.spec_hash = "spec-cccc";
+  WorkloadKey source = k;
+  source.source_hash = "src-dddd";
+  std::vector<int64_t> ids = {w};
+  for (const WorkloadKey& other : {problem, device, sms, nvrtc, spec, source}) {
+    int64_t id = store->workload(other);
+    for (int64_t seen : ids) EXPECT_NE(id, seen);
+    ids.push_back(id);
+    EXPECT_EQ(store->workload(other), id);
+  }
+  EXPECT_EQ(store->workloads().size(), ids.size());
+}
+
+TEST(SqliteStore, MeasurementsBelongToTheirWorkload) {
+  auto store = open_sqlite_store(":memory:");
+  WorkloadKey k = transpose_key();
+  int64_t a = store->workload(k);
+  k.problem_json = R"({"n":1024})";
+  int64_t b = store->workload(k);
+  store->commit(a, {ok(1, {1.0})});
+  store->commit(b, {ok(2, {2.0}), ok(3, {3.0})});
+  EXPECT_EQ(store->measured(a).size(), 1u);
+  EXPECT_EQ(store->measured(b).size(), 2u);
+  expect_db_error([&] { store->commit(12345, {ok(1, {1.0})}); }, "FOREIGN KEY");
+}
+
+TEST(SqliteStore, CopyBandwidthRoundTrips) {
+  auto store = open_sqlite_store(":memory:");
+  DeviceInfo d = h200();
+  EXPECT_FALSE(store->copy_bandwidth(d).has_value());
+  store->set_copy_bandwidth(d, 4012.5);
+  ASSERT_TRUE(store->copy_bandwidth(d).has_value());
+  EXPECT_EQ(*store->copy_bandwidth(d), 4012.5);
+  store->set_copy_bandwidth(d, 3999.0);
+  EXPECT_EQ(*store->copy_bandwidth(d), 3999.0);
+
+  DeviceInfo other = d;
+  other.sm_count = 114;
+  EXPECT_FALSE(store->copy_bandwidth(other).has_value());
+  // A workload on the device keeps the device's bandwidth.
+  store->workload(transpose_key());
+  EXPECT_EQ(*store->copy_bandwidth(d), 3999.0);
+}
+
+TEST(SqliteStore, SummariesFindBestAndBaseline) {
+  auto store = open_sqlite_store(":memory:");
+  WorkloadKey k = transpose_key();
+  int64_t w = store->workload(k);
+  store->set_baseline(w, 2);
+  store->commit(w, {ok(1, {3.0, 3.0, 3.0}), ok(2, {2.0}), failed(3, Status::kWrongAnswer, "x"),
+                    ok(4, {0.5})});
+  // 4 was a fluke: its later attempt is slower, and a wrong answer is never best.
+  store->commit(w, {ok(4, {1.5, 1.6, 1.4}), failed(5, Status::kWrongAnswer, "fast but wrong")});
+
+  WorkloadKey other = k;
+  other.problem_json = R"({"n":16})";
+  int64_t w2 = store->workload(other);
+  store->commit(w2, {failed(1, Status::kTimeout, "")});
+
+  auto all = store->workloads();
+  ASSERT_EQ(all.size(), 2u);
+  const WorkloadSummary& s = all[0];
+  EXPECT_EQ(s.id, w);
+  EXPECT_EQ(s.attempts, 6);
+  EXPECT_EQ(s.ok, 3);
+  ASSERT_TRUE(s.best.has_value());
+  EXPECT_EQ(s.best->config_index, 4u);
+  EXPECT_DOUBLE_EQ(s.best->median_ms(), 1.5);
+  EXPECT_EQ(s.best->samples_ms.size(), 3u);
+  EXPECT_EQ(s.baseline_index, 2u);
+  ASSERT_TRUE(s.baseline.has_value());
+  EXPECT_EQ(s.baseline->samples_ms, std::vector<double>{2.0});
+  EXPECT_FALSE(s.created_at.empty());
+  EXPECT_EQ(s.key.spec_hash, k.spec_hash);
+  EXPECT_EQ(s.key.source_hash, k.source_hash);
+  EXPECT_EQ(s.key.spec_path, k.spec_path);
+  EXPECT_EQ(s.key.spec_text, k.spec_text);
+  EXPECT_EQ(s.key.kernel_name, k.kernel_name);
+  EXPECT_EQ(s.key.problem_json, k.problem_json);
+  EXPECT_EQ(s.key.nvrtc_version, k.nvrtc_version);
+  EXPECT_EQ(s.key.device.key(), k.device.key());
+  EXPECT_EQ(s.key.device.uuid, k.device.uuid);
+  EXPECT_EQ(s.key.device.l2_bytes, k.device.l2_bytes);
+  EXPECT_EQ(s.key.device.memory_bytes, k.device.memory_bytes);
+
+  const WorkloadSummary& s2 = all[1];
+  EXPECT_EQ(s2.attempts, 1);
+  EXPECT_EQ(s2.ok, 0);
+  EXPECT_FALSE(s2.best.has_value());
+  EXPECT_FALSE(s2.baseline.has_value());
+
+  EXPECT_EQ(store->workloads(k.spec_hash).size(), 2u);
+  auto one = store->workloads(k.spec_hash, other.problem_json);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].id, w2);
+  EXPECT_EQ(store->workloads("", k.problem_json).size(), 1u);
+  EXPECT_TRUE(store->workloads("no-such-spec").empty());
+}
+
+TEST(SqliteStore, BaselineOfAnUnknownWorkloadIsAnError) {
+  auto store = open_sqlite_store(":memory:");
+  expect_db_error([&] { store->set_baseline(99, 1); }, "no workload 99");
+}
+
+TEST(SqliteStore, CommitIsAllOrNothing) {
+  auto store = open_sqlite_store(":memory:");
+  int64_t w = store->workload(transpose_key());
+  store->commit(w, {ok(1, {1.0})});
+  // The schema's CHECK on status rejects the third row, after two have been inserted.
+  Measurement bad = ok(9, {0.1});
+  bad.status = static_cast<Status>(99);
+  expect_db_error(
+      [&] {
+        store->commit(w, {ok(1, {0.2}), ok(2, {2.0}), bad, ok(3, {3.0})});
+      },
+      "CHECK constraint");
+  auto got = store->measured(w);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].samples_ms, std::vector<double>{1.0});
+  EXPECT_EQ(store->workloads()[0].attempts, 1);
+  // The failed transaction was rolled back, not left open.
+  store->commit(w, {ok(2, {2.0})});
+  EXPECT_EQ(store->measured(w).size(), 2u);
+}
+
+TEST(SqliteStore, SearchRecordsAreKept) {
+  TempDir dir;
+  std::string path = dir.file("s.db");
+  {
+    auto store = open_sqlite_store(path);
+    int64_t w = store->workload(transpose_key());
+    SearchRecord r;
+    r.strategy = "random";
+    r.seed = 0xDEADBEEFCAFEull;
+    r.evaluated = 120;
+    r.reused = 30;
+    r.wall_s = 61.5;
+    r.compile_s = 40.25;
+    r.check_s = 3.0;
+    r.time_s = 12.0;
+    r.interrupted = true;
+    store->record_search(w, r);
+    expect_db_error([&] { store->record_search(w + 100, r); }, "FOREIGN KEY");
+  }
+  RawDb raw(path);
+  EXPECT_EQ(raw.text("SELECT count(*) FROM searches"), "1");
+  EXPECT_EQ(raw.text("SELECT strategy || ',' || seed || ',' || evaluated || ',' || reused || ',' "
+                     "|| wall_s || ',' || compile_s || ',' || check_s || ',' || time_s || ',' "
+                     "|| interrupted FROM searches"),
+            "random,244837814094590,120,30,61.5,40.25,3.0,12.0,1");
+}
+
+TEST(SqliteStore, ReopenResumesAndStaysIntact) {
+  TempDir dir;
+  std::string path = dir.file("results.db");
+  int64_t w = 0;
+  {
+    auto store = open_sqlite_store(path);
+    w = store->workload(transpose_key());
+    store->set_baseline(w, 1);
+    store->commit(w, {ok(1, {1.0, 1.1}), failed(2, Status::kResourceExceeded, "too many regs")});
+    store->set_copy_bandwidth(h200(), 4100.0);
+  }
+  {
+    auto store = open_sqlite_store(path);
+    EXPECT_EQ(store->workload(transpose_key()), w);
+    auto got = store->measured(w);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].samples_ms, (std::vector<double>{1.0, 1.1}));
+    EXPECT_EQ(got[1].message, "too many regs");
+    EXPECT_EQ(*store->copy_bandwidth(h200()), 4100.0);
+    EXPECT_EQ(store->workloads()[0].baseline_index, 1u);
+    store->commit(w, {ok(3, {0.7})});
+  }
+  auto store = open_sqlite_store(path);
+  EXPECT_EQ(store->measured(w).size(), 3u);
+  RawDb raw(path);
+  EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
+  EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "2");
+}
+
+TEST(SqliteStore, TwoStoresOnOneFileShareIt) {
+  TempDir dir;
+  std::string path = dir.file("shared.db");
+  auto a = open_sqlite_store(path);
+  auto b = open_sqlite_store(path);
+  int64_t w = a->workload(transpose_key());
+  EXPECT_EQ(b->workload(transpose_key()), w);
+  a->commit(w, {ok(1, {1.0})});
+  b->commit(w, {ok(2, {2.0})});
+  EXPECT_EQ(a->measured(w).size(), 2u);
+  EXPECT_EQ(b->measured(w).size(), 2u);
+}
+
+TEST(SqliteStore, ReadOnlyReadsAndRefusesWrites) {
+  TempDir dir;
+  std::string path = dir.file("r o?#%.db");  // characters a URI must escape
+  int64_t w = 0;
+  {
+    auto store = open_sqlite_store(path);
+    w = store->workload(transpose_key());
+    store->commit(w, {ok(1, {1.0})});
+    store->set_copy_bandwidth(h200(), 4000.0);
+  }
+  auto store = open_sqlite_store(path, /*read_only=*/true);
+  EXPECT_EQ(store->workload(transpose_key()), w);  // found, so nothing to write
+  EXPECT_EQ(store->measured(w).size(), 1u);
+  EXPECT_EQ(*store->copy_bandwidth(h200()), 4000.0);
+  EXPECT_EQ(store->workloads().size(), 1u);
+
+  WorkloadKey unknown = transpose_key();
+  unknown.problem_json = "{}";
+  expect_db_error([&] { store->workload(unknown); }, "read-only");
+  expect_db_error([&] { store->commit(w, {ok(2, {1.0})}); }, "read-only");
+  expect_db_error([&] { store->set_baseline(w, 1); }, "read-only");
+  expect_db_error([&] { store->set_copy_bandwidth(h200(), 1.0); }, "read-only");
+  expect_db_error([&] { store->record_search(w, SearchRecord{}); }, "read-only");
+  EXPECT_EQ(open_sqlite_store(path)->measured(w).size(), 1u);
+}
+
+TEST(SqliteStore, ReadOnlyOpensAReleaseCopy) {
+  TempDir dir;
+  std::string path = dir.file("user.db");
+  std::string release = dir.file("release.db");
+  auto store = open_sqlite_store(path);
+  int64_t w = store->workload(transpose_key());
+  store->commit(w, {ok(1, {1.0}), ok(2, {0.5})});
+  RawDb(path).exec("VACUUM INTO '" + release + "'");
+
+  auto copy = open_sqlite_store(release, /*read_only=*/true);
+  auto summaries = copy->workloads();
+  ASSERT_EQ(summaries.size(), 1u);
+  ASSERT_TRUE(summaries[0].best.has_value());
+  EXPECT_EQ(summaries[0].best->config_index, 2u);
+}
+
+TEST(SqliteStore, ReadOnlyNeedsAnExistingDatabase) {
+  TempDir dir;
+  expect_db_error([&] { open_sqlite_store(dir.file("missing.db"), true); }, "missing.db");
+  EXPECT_FALSE(fs::exists(dir.file("missing.db")));
+  std::ofstream(dir.file("empty.db")).close();
+  expect_db_error([&] { open_sqlite_store(dir.file("empty.db"), true); }, "not a gputune database");
+}
+
+TEST(SqliteStore, RefusesANonSqliteFile) {
+  TempDir dir;
+  std::string path = dir.file("notes.txt");
+  std::ofstream(path) << std::string(4096, 'x') << "\nthis is not a database\n";
+  expect_db_error([&] { open_sqlite_store(path); }, path + ": not a gputune database");
+  expect_db_error([&] { open_sqlite_store(path, true); }, path + ": not a gputune database");
+}
+
+TEST(SqliteStore, RefusesAnotherApplicationsDatabase) {
+  TempDir dir;
+  std::string path = dir.file("other.db");
+  RawDb(path).exec("PRAGMA application_id = 1234; CREATE TABLE t (x)");
+  expect_db_error([&] { open_sqlite_store(path); }, path + ": not a gputune database");
+
+  std::string plain = dir.file("plain.db");  // no application_id, but someone's tables
+  RawDb(plain).exec("CREATE TABLE devices (x)");
+  expect_db_error([&] { open_sqlite_store(plain); }, plain + ": not a gputune database");
+}
+
+TEST(SqliteStore, RefusesANewerSchema) {
+  TempDir dir;
+  std::string path = dir.file("future.db");
+  open_sqlite_store(path);
+  RawDb(path).exec("PRAGMA user_version = 7");
+  expect_db_error([&] { open_sqlite_store(path); },
+                  "was written by a newer gputune (schema 7, this build knows 2)");
+  expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
+}
+
+TEST(SqliteStore, AnEmptyFileBecomesADatabase) {
+  TempDir dir;
+  std::string path = dir.file("empty.db");
+  std::ofstream(path).close();
+  auto store = open_sqlite_store(path);
+  EXPECT_GT(store->workload(transpose_key()), 0);
+}
+
+// A search killed at any moment leaves whole commits only: every batch has kBatch rows.
+TEST(SqliteStore, KilledWriterLeavesWholeCommits) {
+  TempDir dir;
+  std::string path = dir.file("killed.db");
+  constexpr int kBatch = 200;
+  int64_t w = open_sqlite_store(path)->workload(transpose_key());
+
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      auto store = open_sqlite_store(path);
+      for (uint64_t round = 0;; ++round) {
+        std::vector<Measurement> batch;
+        for (int i = 0; i < kBatch; ++i) batch.push_back(ok(round * kBatch + i, {1.0, 2.0}));
+        store->commit(w, batch);
+      }
+    } catch (...) {
+    }
+    _exit(1);  // never back into the test framework
+  }
+  auto reader = open_sqlite_store(path, true);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (reader->measured(w).size() < 3 * kBatch && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  reader.reset();
+
+  auto store = open_sqlite_store(path);
+  size_t n = store->measured(w).size();
+  EXPECT_GE(n, 3u * kBatch);
+  EXPECT_EQ(n % kBatch, 0u) << n;
+  EXPECT_EQ(store->workloads()[0].attempts, static_cast<int64_t>(n));
+  RawDb raw(path);
+  EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
+}
+
+}  // namespace
+}  // namespace gputune

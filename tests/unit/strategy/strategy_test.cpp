@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "gputune/error.h"
+#include "strategy/strategy.h"
+#include "strategy/permutation.h"
+
+namespace gputune {
+namespace {
+
+SearchSpace make_space() {
+  std::vector<Dimension> dims = {{"A", {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}}, false},
+                                 {"B", {int64_t{1}, int64_t{2}, int64_t{3}}, false},
+                                 {"C", {std::string("x"), std::string("y")}, true}};
+  Scope problem;
+  return SearchSpace(dims, {"A != B"}, problem);
+}
+
+std::vector<uint64_t> drain(Strategy& strategy, size_t batch) {
+  std::vector<uint64_t> all;
+  for (auto next = strategy.propose(batch); !next.empty(); next = strategy.propose(batch)) {
+    all.insert(all.end(), next.begin(), next.end());
+  }
+  return all;
+}
+
+TEST(RandomPermutation, IsABijectionForAwkwardSizes) {
+  for (uint64_t size : {1ull, 2ull, 3ull, 7ull, 96ull, 1000ull, 4097ull}) {
+    RandomPermutation p(size, 42);
+    std::set<uint64_t> seen;
+    for (uint64_t i = 0; i < size; ++i) {
+      uint64_t x = p(i);
+      ASSERT_LT(x, size);
+      seen.insert(x);
+    }
+    EXPECT_EQ(seen.size(), size) << "size " << size;
+  }
+}
+
+TEST(RandomPermutation, SeedsGiveDifferentOrders) {
+  RandomPermutation a(1000, 1), b(1000, 2);
+  int same = 0;
+  for (uint64_t i = 0; i < 1000; ++i) same += a(i) == b(i);
+  EXPECT_LT(same, 50);
+}
+
+TEST(BruteForce, ProposesEveryValidConfigOnceInOrder) {
+  SearchSpace space = make_space();
+  auto strategy = make_strategy("brute_force", 0);
+  strategy->start(space, {});
+  auto all = drain(*strategy, 5);
+  ASSERT_EQ(all.size(), space.count_valid());
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1], all[i]);
+  for (auto index : all) EXPECT_TRUE(space.valid(index));
+}
+
+TEST(Random, DeterministicForASeedAndCoversTheSpaceOnce) {
+  SearchSpace space = make_space();
+  auto first = make_strategy("random", 7), second = make_strategy("random", 7);
+  first->start(space, {});
+  second->start(space, {});
+  auto a = drain(*first, 3), b = drain(*second, 4);
+  EXPECT_EQ(a, b);
+  std::set<uint64_t> unique(a.begin(), a.end());
+  EXPECT_EQ(unique.size(), a.size());
+  EXPECT_EQ(a.size(), space.count_valid());
+  for (auto index : a) EXPECT_TRUE(space.valid(index));
+
+  auto other = make_strategy("random", 8);
+  other->start(space, {});
+  EXPECT_NE(drain(*other, 3), a);
+  EXPECT_FALSE(std::is_sorted(a.begin(), a.end()));
+}
+
+TEST(Strategy, UnknownNameListsTheKnownOnes) {
+  try {
+    make_strategy("annealing-ish", 0);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("brute_force, random"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gputune
