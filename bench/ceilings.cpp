@@ -80,8 +80,8 @@ struct Handle {
 double copy_bandwidth_gbs(int64_t bytes) {
   DeviceBuffer a(bytes), b(bytes);
   check(cudaMemset(a.ptr, 1, bytes), "memset");
-  double ms = median_ms([&] { cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice); },
-                        3, 20);
+  double ms =
+      median_ms([&] { cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice); }, 3, 20);
   return 2.0 * static_cast<double>(bytes) / (ms / 1e3) / 1e9;
 }
 
@@ -93,8 +93,8 @@ double sgemm_gflops(int m, int n, int k) {
   const float alpha = 1, beta = 0;
   double ms = median_ms(
       [&] {
-        check(cublasSgemm(handle.h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a.f(), m, b.f(),
-                          k, &beta, c.f(), m),
+        check(cublasSgemm(handle.h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a.f(), m, b.f(), k,
+                          &beta, c.f(), m),
               "cublasSgemm");
       },
       3, 10);
@@ -110,8 +110,7 @@ double sgemv_ms(int m, int n) {
   // Row-major m x n A is column-major n x m: y = A x is the transposed product.
   return median_ms(
       [&] {
-        check(cublasSgemv(handle.h, CUBLAS_OP_T, n, m, &alpha, a.f(), n, x.f(), 1, &beta, y.f(),
-                          1),
+        check(cublasSgemv(handle.h, CUBLAS_OP_T, n, m, &alpha, a.f(), n, x.f(), 1, &beta, y.f(), 1),
               "cublasSgemv");
       },
       3, 20);

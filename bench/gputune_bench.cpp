@@ -12,11 +12,11 @@
 #include <map>
 
 #include "ceilings.h"
-#include "gputune/error.h"
 #include "core/expression.h"
-#include "space/problem.h"
+#include "gputune/error.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "store/store.h"
 
@@ -30,7 +30,7 @@ struct Target {
   Overrides set;
   std::string reference;  // copy, sgemm, sgemv, subspace
   std::vector<std::string> size;
-  std::string where;      // subspace: the configs the best variant is compared with
+  std::string where;  // subspace: the configs the best variant is compared with
   double target = 0;
 };
 
@@ -57,7 +57,8 @@ std::vector<int> evaluate_size(const Target& t, const Problem& problem) {
   Scope scope;
   for (const auto& [name, value] : problem.problem_values()) scope.set(name, value);
   std::vector<int> size;
-  for (const auto& text : t.size) size.push_back(static_cast<int>(Expression(text, scope).evaluate()));
+  for (const auto& text : t.size)
+    size.push_back(static_cast<int>(Expression(text, scope).evaluate()));
   return size;
 }
 
@@ -91,13 +92,13 @@ struct Row {
 
 int main(int argc, char** argv) {
   po::options_description options("gputune_bench [options]");
-  options.add_options()
-      ("targets", po::value<std::string>()->default_value("bench/targets.yaml"), "what to measure")
-      ("only", po::value<std::string>(), "only specs whose path contains this text")
-      ("results", po::value<std::string>()->default_value("bench/RESULTS.md"), "file appended to")
-      ("db", po::value<std::string>()->default_value("bench.db"), "tuning database")
-      ("commit", po::value<std::string>()->default_value("unknown"), "commit measured")
-      ("help,h", "show this help");
+  options.add_options()("targets", po::value<std::string>()->default_value("bench/targets.yaml"),
+                        "what to measure")("only", po::value<std::string>(),
+                                           "only specs whose path contains this text")(
+      "results", po::value<std::string>()->default_value("bench/RESULTS.md"), "file appended to")(
+      "db", po::value<std::string>()->default_value("bench.db"), "tuning database")(
+      "commit", po::value<std::string>()->default_value("unknown"), "commit measured")(
+      "help,h", "show this help");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, options), vm);
@@ -169,7 +170,8 @@ int main(int argc, char** argv) {
         row.reference_value = copy_gbs;
         std::snprintf(text, sizeof text, "%.0f GB/s of copy %.0f GB/s", gbs, copy_gbs);
       } else if (t.reference == "sgemm" && size.size() == 3) {
-        if (!sgemm_cache.count(size)) sgemm_cache[size] = bench::sgemm_gflops(size[0], size[1], size[2]);
+        if (!sgemm_cache.count(size))
+          sgemm_cache[size] = bench::sgemm_gflops(size[0], size[1], size[2]);
         double gflops = problem.flops(best->config_index) / seconds / 1e9;
         row.ratio = gflops / sgemm_cache[size];
         row.reference_value = sgemm_cache[size];
@@ -182,7 +184,8 @@ int main(int argc, char** argv) {
         std::snprintf(text, sizeof text, "%.0f GB/s (%.0f%% of copy); cuBLAS %.4f ms", gbs,
                       100 * gbs / copy_gbs, sgemv_cache[size]);
       } else if (t.reference == "subspace" && !t.where.empty()) {
-        if (!best_of_subspace) throw Error(ErrorCode::kSpec, t.spec + ": no correct variant where " + t.where);
+        if (!best_of_subspace)
+          throw Error(ErrorCode::kSpec, t.spec + ": no correct variant where " + t.where);
         row.ratio = best_of_subspace->median_ms() / row.best_ms;
         row.reference_value = best_of_subspace->median_ms();
         std::snprintf(text, sizeof text, "best where %s: %.4f ms (%s)", t.where.c_str(),
@@ -208,12 +211,12 @@ int main(int argc, char** argv) {
         "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : rows) {
       char line[1024];
-      std::snprintf(line, sizeof line,
-                    "| %s | %s | %s | %.4f | %s | %.3f | %.2f (%s) | %.2fx | %d | %d | %lld (%lld) |\n",
-                    r.space.c_str(), r.problem.c_str(), r.best_config.c_str(), r.best_ms,
-                    r.reference_text.c_str(), r.ratio, r.target, r.status.c_str(), r.speedup,
-                    r.registers, r.spill_bytes, static_cast<long long>(r.variants),
-                    static_cast<long long>(r.failed));
+      std::snprintf(
+          line, sizeof line,
+          "| %s | %s | %s | %.4f | %s | %.3f | %.2f (%s) | %.2fx | %d | %d | %lld (%lld) |\n",
+          r.space.c_str(), r.problem.c_str(), r.best_config.c_str(), r.best_ms,
+          r.reference_text.c_str(), r.ratio, r.target, r.status.c_str(), r.speedup, r.registers,
+          r.spill_bytes, static_cast<long long>(r.variants), static_cast<long long>(r.failed));
       table += line;
     }
     std::cout << header << table;

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "gputune/error.h"
-#include "strategy/model_strategy.h"
-#include "replay/replay.h"
-#include "strategy/strategy.h"
 #include "model/features.h"
+#include "replay/replay.h"
+#include "strategy/model_strategy.h"
+#include "strategy/strategy.h"
 #include "support/synthetic_recording.h"
 
 namespace gputune {
@@ -34,8 +34,8 @@ namespace fs = std::filesystem;
 
 struct Options {
   int seeds = 20;
-  size_t cap = 300;   // evaluations per run at most
-  size_t batch = 4;   // as the search driver's default
+  size_t cap = 300;  // evaluations per run at most
+  size_t batch = 4;  // as the search driver's default
   std::vector<std::string> strategies = {"random", "annealing", "genetic", "model"};
   std::vector<std::string> recordings;
   std::string results = std::string(GPUTUNE_SOURCE_DIR) + "/bench/RESULTS.md";
@@ -97,8 +97,7 @@ Run replay(Strategy& strategy, const Problem& problem, const Recording& recordin
   double found = std::numeric_limits<double>::infinity();
   size_t count = 0;
   while (count < options.cap && run.to99 > options.cap) {
-    std::vector<uint64_t> proposal =
-        strategy.propose(std::min(options.batch, options.cap - count));
+    std::vector<uint64_t> proposal = strategy.propose(std::min(options.batch, options.cap - count));
     if (proposal.empty()) break;
     std::vector<Candidate> batch(proposal.size());
     for (size_t i = 0; i < proposal.size(); ++i) batch[i].variant.index = proposal[i];
@@ -143,10 +142,10 @@ std::string fixed(double v, int digits) {
 std::string provenance(const Recording& r, const std::string& path) {
   const RecordingInfo& i = r.info;
   return "`" + path + "`: " + (i.origin == "synthetic" ? "**synthetic** " : "") + "spec " +
-         i.spec_path + " (" + i.spec_hash.substr(0, 12) + "), problem " + i.problem_json +
-         ", " + i.device.name + " " + i.device.arch() +
-         ", driver " + std::to_string(i.device.driver_version) + ", NVRTC " + i.nvrtc_version +
-         ", recorded " + i.recorded_at + (i.commit.empty() ? "" : " at " + i.commit) + ", " +
+         i.spec_path + " (" + i.spec_hash.substr(0, 12) + "), problem " + i.problem_json + ", " +
+         i.device.name + " " + i.device.arch() + ", driver " +
+         std::to_string(i.device.driver_version) + ", NVRTC " + i.nvrtc_version + ", recorded " +
+         i.recorded_at + (i.commit.empty() ? "" : " at " + i.commit) + ", " +
          std::to_string(r.measurements.size()) + " variants";
 }
 
@@ -159,8 +158,8 @@ int run_bench(const Options& options) {
     for (const auto& [n, gpu] : workloads) {
       Recording r = testing::record_synthetic(*store, spec, n, gpu);
       const std::string path = options.synthetic_dir + "/synthetic_n" +
-                               std::to_string(static_cast<int>(n)) + "_gpu" +
-                               std::to_string(gpu) + ".csv";
+                               std::to_string(static_cast<int>(n)) + "_gpu" + std::to_string(gpu) +
+                               ".csv";
       write_recording(r, path);
       paths.push_back(path);
     }
@@ -205,9 +204,8 @@ int run_bench(const Options& options) {
     }
     const std::vector<PriorData> priors = priors_for(recordings, r);
     report << "\n### " << fs::path(paths[r]).filename().string() << " ("
-           << problem.space().count_valid() << " valid variants, best "
-           << fixed(best, 4) << " ms" << (recording.info.origin == "synthetic" ? ", synthetic" : "")
-           << ")\n\n";
+           << problem.space().count_valid() << " valid variants, best " << fixed(best, 4) << " ms"
+           << (recording.info.origin == "synthetic" ? ", synthetic" : "") << ")\n\n";
     report << "| strategy | prior | evals to 95% | evals to 99% | @25 | @50 | @100 | "
               "ms per model step |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& name : options.strategies) {
@@ -240,13 +238,12 @@ int run_bench(const Options& options) {
           for (int c = 0; c < 3; ++c) at[c].push_back(run.at[c]);
         }
         report << "| " << name << (name == "random" ? " (baseline)" : "") << " | "
-               << (warm ? "yes" : "no") << " | " << evaluations(median(to95), options.cap)
-               << " | " << evaluations(median(to99), options.cap);
+               << (warm ? "yes" : "no") << " | " << evaluations(median(to95), options.cap) << " | "
+               << evaluations(median(to99), options.cap);
         for (int c = 0; c < 3; ++c) report << " | " << fixed(median(at[c]), 3);
         report << " | "
                << (steps ? fixed(step_ms / steps, 2) + " (max " + fixed(max_ms, 1) + ")" : "-")
-               << (prior_ms > 0 ? "; prior fit " + fixed(prior_ms, 0) + " max" : "")
-               << " |\n";
+               << (prior_ms > 0 ? "; prior fit " + fixed(prior_ms, 0) + " max" : "") << " |\n";
         std::cerr << paths[r] << ": " << name << (warm ? " with prior" : "") << " done\n";
       }
     }

@@ -6,7 +6,7 @@ namespace gputune {
 
 struct DeviceInfo {
   int ordinal = 0;
-  std::string name;       // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   std::string uuid;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;

@@ -24,10 +24,20 @@ struct ExprText {
   SourceLocation where;
 };
 
-enum class ScalarType { kInt8, kInt16, kInt32, kInt64, kUint8, kUint16, kUint32, kUint64,
-                        kFloat32, kFloat64 };
+enum class ScalarType {
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUint8,
+  kUint16,
+  kUint32,
+  kUint64,
+  kFloat32,
+  kFloat64
+};
 size_t size_of(ScalarType type);
-const char* type_name(ScalarType type);       // "float32", ...
+const char* type_name(ScalarType type);  // "float32", ...
 bool parse_type(const std::string& name, ScalarType* type);
 bool is_floating(ScalarType type);
 
@@ -42,18 +52,18 @@ struct ArgumentSpec {
   std::string name;
   ScalarType type = ScalarType::kFloat32;
   SourceLocation where;
-  bool is_buffer = true;      // a device buffer of `count` elements, or a scalar of `value`
-  ExprText count;             // buffers: element count, an expression of problem values
-  ExprText value;             // scalars: an expression of problem values and parameters
-  bool output = false;        // outputs are poisoned before a checked run and compared
+  bool is_buffer = true;  // a device buffer of `count` elements, or a scalar of `value`
+  ExprText count;         // buffers: element count, an expression of problem values
+  ExprText value;         // scalars: an expression of problem values and parameters
+  bool output = false;    // outputs are poisoned before a checked run and compared
   // Scratch buffers hold what one launch passes to the next (a multi-launch spec's
   // intermediates): poisoned before a checked run like outputs, but neither filled nor compared.
   bool scratch = false;
-  Fill fill = Fill::kRandom;  // inputs only
-  double fill_value = 0;      // kConstant
+  Fill fill = Fill::kRandom;           // inputs only
+  double fill_value = 0;               // kConstant
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
-  uint64_t seed = 0;          // kRandom
-  SharedBytes data;           // kData: count * size_of(type) bytes, native byte order
+  uint64_t seed = 0;                   // kRandom
+  SharedBytes data;                    // kData: count * size_of(type) bytes, native byte order
   // Outputs only: the expected contents (count * size_of(type) bytes). When set, variants (the
   // baseline included) are checked against it instead of against the baseline's output.
   SharedBytes reference;
@@ -62,11 +72,11 @@ struct ArgumentSpec {
 // One kernel launch of a variant. A spec has one (`launch:`) or a sequence (`launches:`), run in
 // order and timed together; a launch whose `when` is 0 for a config is left out of it.
 struct LaunchSpec {
-  ExprText kernel_name;            // a name or a name expression: "transpose<TILE, PAD>"
-  std::vector<size_t> arguments;   // indices into Spec::arguments, in the kernel's order
-  std::vector<ExprText> block, grid;                // 1 to 3 each
+  ExprText kernel_name;               // a name or a name expression: "transpose<TILE, PAD>"
+  std::vector<size_t> arguments;      // indices into Spec::arguments, in the kernel's order
+  std::vector<ExprText> block, grid;  // 1 to 3 each
   std::optional<ExprText> dynamic_shared_bytes;
-  std::optional<ExprText> when;    // of problem values and parameters; absent: always
+  std::optional<ExprText> when;  // of problem values and parameters; absent: always
   SourceLocation where;
 };
 
@@ -91,11 +101,11 @@ struct SearchSettings {
 
 // A spec as plain data. Only the loader knows YAML.
 struct Spec {
-  std::string path;              // the spec file as given
-  std::string text;              // the spec file's contents
+  std::string path;  // the spec file as given
+  std::string text;  // the spec file's contents
   std::string description;
-  std::string kernel_path;       // resolved relative to the spec file
-  std::string kernel_source;     // the kernel file's contents
+  std::string kernel_path;    // resolved relative to the spec file
+  std::string kernel_source;  // the kernel file's contents
   // Of the headers the kernel includes with quotes, found beside it (gputune.cuh, ...): they
   // are part of what a module is compiled from, though not of the kernel's identity.
   std::string headers_hash;
@@ -105,18 +115,18 @@ struct Spec {
   bool parameters_as_macros = true;  // each parameter also becomes -DNAME=value
 
   std::vector<std::pair<std::string, ExprText>> problem;  // in file order, --set applied
-  std::vector<ArgumentSpec> arguments;   // a single launch's order; launches pick by name
-  std::vector<LaunchSpec> launches;                          // at least one
+  std::vector<ArgumentSpec> arguments;  // a single launch's order; launches pick by name
+  std::vector<LaunchSpec> launches;     // at least one
   SourceLocation launches_where;
-  std::vector<ParameterSpec> parameters;                   // in file order
+  std::vector<ParameterSpec> parameters;  // in file order
   std::vector<ParameterSpec> transforms;
   std::vector<ExprText> constraints;
   SourceLocation constraints_where;
-  std::vector<std::pair<std::string, Value>> baseline;     // every parameter and transform
+  std::vector<std::pair<std::string, Value>> baseline;  // every parameter and transform
   SourceLocation baseline_where;
   double rtol = 1e-5, atol = 1e-6;
-  std::optional<ExprText> bytes, flops;                     // metrics
-  std::vector<std::string> compile_options;                 // extra NVRTC options
+  std::optional<ExprText> bytes, flops;      // metrics
+  std::vector<std::string> compile_options;  // extra NVRTC options
   SearchSettings search;
 
   std::string spec_hash() const;    // hash of the spec text (problem values are keyed apart)

@@ -15,7 +15,7 @@ enum class Status {
   kWrongAnswer
 };
 
-const char* status_name(Status status);  // "ok", "constraint", "compile_error", ...
+const char* status_name(Status status);          // "ok", "constraint", "compile_error", ...
 Status status_from_name(std::string_view name);  // throws Error(kDb) on an unknown name
 
 }  // namespace gputune

@@ -15,10 +15,10 @@ class Value {
 
   bool is_number() const { return !std::holds_alternative<std::string>(v_); }
   bool is_integer() const { return std::holds_alternative<int64_t>(v_); }
-  double as_number() const;           // throws Error(kUsage) for a symbol
+  double as_number() const;  // throws Error(kUsage) for a symbol
   const std::string& as_symbol() const;
-  std::string text() const;           // as it goes into a macro or a template argument
-  std::string json() const;           // a JSON scalar
+  std::string text() const;  // as it goes into a macro or a template argument
+  std::string json() const;  // a JSON scalar
   bool operator==(const Value& other) const { return v_ == other.v_; }
 
  private:

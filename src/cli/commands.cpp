@@ -15,12 +15,12 @@
 #include "cli/progress.h"
 #include "compile/compile_pool.h"
 #include "gputune/error.h"
-#include "space/problem.h"
 #include "process/process_runner.h"
 #include "replay/replay.h"
-#include "search/report.h"
 #include "run/runner.h"
+#include "search/report.h"
 #include "search/search.h"
+#include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
 #include "store/store.h"
@@ -43,8 +43,7 @@ struct Parsed {
 Parsed parse(const std::vector<std::string>& args, const po::options_description& options,
              const po::positional_options_description& positional) {
   Parsed parsed;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(),
-            parsed.vm);
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), parsed.vm);
   parsed.help = parsed.vm.count("help") > 0;
   if (!parsed.help) po::notify(parsed.vm);
   return parsed;
@@ -85,9 +84,8 @@ Overrides parse_overrides(const po::variables_map& vm) {
 std::unique_ptr<CompilePool> make_compile_pool(const po::variables_map& vm) {
   std::shared_ptr<ModuleCache> cache;
   if (!vm.count("no-cache")) {
-    cache = std::make_shared<ModuleCache>(vm.count("cache-dir")
-                                              ? vm["cache-dir"].as<std::string>()
-                                              : ModuleCache::default_directory());
+    cache = std::make_shared<ModuleCache>(vm.count("cache-dir") ? vm["cache-dir"].as<std::string>()
+                                                                : ModuleCache::default_directory());
   }
   return std::make_unique<CompilePool>(vm["jobs"].as<size_t>(), make_nvrtc_compiler, cache);
 }
@@ -100,9 +98,10 @@ std::vector<int> device_ordinals(const po::variables_map& vm) {
   if (text == "all") {
     for (const DeviceInfo& gpu : list_gpus()) ordinals.push_back(gpu.ordinal);
     if (ordinals.empty()) {
-      throw Error(ErrorCode::kNoGpu, "--devices all: no GPU found. Measuring needs an NVIDIA GPU "
-                                     "and its driver; use --compile-only to check that the "
-                                     "variants compile without one.");
+      throw Error(ErrorCode::kNoGpu,
+                  "--devices all: no GPU found. Measuring needs an NVIDIA GPU "
+                  "and its driver; use --compile-only to check that the "
+                  "variants compile without one.");
     }
     return ordinals;
   }
@@ -127,8 +126,7 @@ int compile_only(const Problem& problem, Compiler& compiler, const std::string& 
   std::vector<Measurement> results;
   {
     ProgressPrinter printer(!quiet);
-    results = compile_all(problem, compiler, arch, std::ref(printer),
-                          &install_interrupt_handler());
+    results = compile_all(problem, compiler, arch, std::ref(printer), &install_interrupt_handler());
   }
   size_t failed = 0;
   nlohmann::json failures = nlohmann::json::array();
@@ -144,8 +142,10 @@ int compile_only(const Problem& problem, Compiler& compiler, const std::string& 
     }
   }
   if (json) {
-    nlohmann::json out = {{"spec", problem.spec().path}, {"arch", arch},
-                          {"compiled", results.size()}, {"failed", failed},
+    nlohmann::json out = {{"spec", problem.spec().path},
+                          {"arch", arch},
+                          {"compiled", results.size()},
+                          {"failed", failed},
                           {"failures", failures}};
     std::cout << out.dump(2) << "\n";
   } else {
@@ -164,7 +164,8 @@ std::unique_ptr<Store> open_existing_store(const std::string& db) {
 }
 
 std::string required_spec(const po::variables_map& vm) {
-  if (!vm.count("spec")) throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
+  if (!vm.count("spec"))
+    throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
   return vm["spec"].as<std::string>();
 }
 
@@ -176,9 +177,9 @@ int run_and_report(const Problem& problem, Runner& runner, Compiler& compiler, S
     ProgressPrinter printer(!vm.count("quiet"));
     result = run_search(problem, runner, compiler, store, search, std::ref(printer), &stop);
   }
-  Report report = make_report(report_title(problem), result.device, result.copy_bandwidth_gbs,
-                              result.baseline, store.measured(result.workload),
-                              metrics_of(problem));
+  Report report =
+      make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
+                  store.measured(result.workload), metrics_of(problem));
   report.search = result.record;
   size_t top = vm["top"].as<size_t>();
   std::cout << (vm.count("json") ? format_json(report, top) + "\n" : format_table(report, top));
@@ -186,19 +187,19 @@ int run_and_report(const Problem& problem, Runner& runner, Compiler& compiler, S
 }
 
 void add_spec_options(po::options_description& options) {
-  options.add_options()
-      ("spec", po::value<std::string>(), "spec file, or the name of a shipped spec")
-      ("set", po::value<std::vector<std::string>>()->composing(),
-       "override problem values: --set n=4096, --set m=4096,n=2048 (repeatable)")
-      ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
-      ("json", "write JSON to stdout instead of a table")
-      ("help,h", "show this help");
+  options.add_options()("spec", po::value<std::string>(),
+                        "spec file, or the name of a shipped spec")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override problem values: --set n=4096, --set m=4096,n=2048 (repeatable)")(
+      "db", po::value<std::string>()->default_value("gputune.db"), "database file")(
+      "json", "write JSON to stdout instead of a table")("help,h", "show this help");
 }
 
 }  // namespace
 
 int search_command(const std::vector<std::string>& args) {
-  po::options_description options("gputune search SPEC [options]\n\n"
+  po::options_description options(
+      "gputune search SPEC [options]\n\n"
       "Compiles each variant the strategy proposes with NVRTC, checks its outputs against the\n"
       "baseline's, times it (CUDA events, L2 flushed, adaptive sample count) and stores every\n"
       "attempt in the database. A rerun measures nothing already measured; Ctrl-C stops after\n"
@@ -206,41 +207,41 @@ int search_command(const std::vector<std::string>& args) {
   add_spec_options(options);
   std::string strategies;
   for (const auto& name : strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
-  options.add_options()
-      ("strategy", po::value<std::string>(),
-       ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str())
-      ("budget", po::value<std::string>(),
-       "evaluations (100), time (90s, 10m, 2h), or none to lift the spec's; stored "
-       "evaluations count too")
-      ("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)")
-      ("force", "measure again variants the database already has")
-      ("no-prior", "do not learn from the kernel's other workloads in the database")
-      ("replay", po::value<std::string>(),
-       "answer from a recording (gputune export) instead of the GPU; no GPU needed; the "
-       "results go to --db only when it is given")
-      ("top", po::value<size_t>()->default_value(10), "variants shown in the table")
-      ("device", po::value<int>()->default_value(0), "GPU ordinal")
-      ("devices", po::value<std::string>(),
-       "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
-       "GPUs; they share one workload)")
-      ("jobs,j", po::value<size_t>()->default_value(0),
-       "compiler processes (default: one per hardware thread)")
-      ("cache-dir", po::value<std::string>(),
-       "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)")
-      ("no-cache", "compile every variant, neither reading nor writing the module cache")
-      ("timeout-floor", po::value<double>()->default_value(2.0),
-       "seconds a variant may always run beyond its timing budget before it is killed")
-      ("timeout-factor", po::value<double>()->default_value(50.0),
-       "... or this many times the best kernel time so far (per launch), if longer")
-      ("warm-cache", "time without flushing L2 between samples")
-      ("max-seconds", po::value<double>()->default_value(1.0),
-       "longest time spent timing one variant")
-      ("fast", "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at "
-       "most 0.1 s per variant (an explicit --max-seconds wins)")
-      ("quiet,q", "no progress on stderr")
-      ("compile-only", "only compile every variant (no GPU needed) and report failures")
-      ("arch", po::value<std::string>()->default_value("sm_90"),
-       "target architecture with --compile-only");
+  options.add_options()(
+      "strategy", po::value<std::string>(),
+      ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str())(
+      "budget", po::value<std::string>(),
+      "evaluations (100), time (90s, 10m, 2h), or none to lift the spec's; stored "
+      "evaluations count too")("seed", po::value<uint64_t>(),
+                               "seed of the random strategies (default: the spec's)")(
+      "force", "measure again variants the database already has")(
+      "no-prior", "do not learn from the kernel's other workloads in the database")(
+      "replay", po::value<std::string>(),
+      "answer from a recording (gputune export) instead of the GPU; no GPU needed; the "
+      "results go to --db only when it is given")("top", po::value<size_t>()->default_value(10),
+                                                  "variants shown in the table")(
+      "device", po::value<int>()->default_value(0), "GPU ordinal")(
+      "devices", po::value<std::string>(),
+      "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
+      "GPUs; they share one workload)")("jobs,j", po::value<size_t>()->default_value(0),
+                                        "compiler processes (default: one per hardware thread)")(
+      "cache-dir", po::value<std::string>(),
+      "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)")(
+      "no-cache", "compile every variant, neither reading nor writing the module cache")(
+      "timeout-floor", po::value<double>()->default_value(2.0),
+      "seconds a variant may always run beyond its timing budget before it is killed")(
+      "timeout-factor", po::value<double>()->default_value(50.0),
+      "... or this many times the best kernel time so far (per launch), if longer")(
+      "warm-cache", "time without flushing L2 between samples")(
+      "max-seconds", po::value<double>()->default_value(1.0),
+      "longest time spent timing one variant")(
+      "fast",
+      "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at "
+      "most 0.1 s per variant (an explicit --max-seconds wins)")("quiet,q",
+                                                                 "no progress on stderr")(
+      "compile-only", "only compile every variant (no GPU needed) and report failures")(
+      "arch", po::value<std::string>()->default_value("sm_90"),
+      "target architecture with --compile-only");
   po::positional_options_description positional;
   positional.add("spec", 1);
   Parsed parsed = parse(args, options, positional);
@@ -276,8 +277,9 @@ int search_command(const std::vector<std::string>& args) {
   search.use_prior = !vm.count("no-prior");
   if (vm.count("replay")) {
     if (vm.count("spec") || vm.count("set")) {
-      throw Error(ErrorCode::kUsage, "--replay takes the spec and problem values from the "
-                                     "recording: give no SPEC or --set");
+      throw Error(ErrorCode::kUsage,
+                  "--replay takes the spec and problem values from the "
+                  "recording: give no SPEC or --set");
     }
     Recording recording = load_recording(vm["replay"].as<std::string>());
     Problem problem = recording_problem(recording);
@@ -317,7 +319,8 @@ int search_command(const std::vector<std::string>& args) {
 }
 
 int best_command(const std::vector<std::string>& args) {
-  po::options_description options("gputune best SPEC [options]\n\n"
+  po::options_description options(
+      "gputune best SPEC [options]\n\n"
       "The fastest correct variant stored for SPEC at its problem values (after --set), per\n"
       "GPU. Runs nothing.\n\noptions");
   add_spec_options(options);
@@ -365,13 +368,13 @@ int best_command(const std::vector<std::string>& args) {
 }
 
 int show_command(const std::vector<std::string>& args) {
-  po::options_description options("gputune show [options]\n\n"
+  po::options_description options(
+      "gputune show [options]\n\n"
       "Every workload in the database (spec, problem values, GPU) with its best variant.\n\n"
       "options");
-  options.add_options()
-      ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
-      ("json", "write JSON to stdout instead of a table")
-      ("help,h", "show this help");
+  options.add_options()("db", po::value<std::string>()->default_value("gputune.db"),
+                        "database file")("json", "write JSON to stdout instead of a table")(
+      "help,h", "show this help");
   Parsed parsed = parse(args, options, {});
   if (parsed.help) {
     std::cout << options;
@@ -417,16 +420,17 @@ int show_command(const std::vector<std::string>& args) {
 }
 
 int export_command(const std::vector<std::string>& args) {
-  po::options_description options("gputune export [options]\n\n"
+  po::options_description options(
+      "gputune export [options]\n\n"
       "Writes every workload of a database (or one) as a text recording: metadata lines, then\n"
       "one CSV row per variant with its status, samples, compile time and resources. A\n"
       "recording replays with `gputune search --replay FILE`, on any machine.\n\noptions");
-  options.add_options()
-      ("db", po::value<std::string>()->default_value("gputune.db"), "database file")
-      ("out", po::value<std::string>()->default_value("."), "folder the recordings go to")
-      ("workload", po::value<int64_t>(), "only this workload (see gputune show)")
-      ("commit", po::value<std::string>()->default_value(""), "gputune commit to record")
-      ("help,h", "show this help");
+  options.add_options()("db", po::value<std::string>()->default_value("gputune.db"),
+                        "database file")("out", po::value<std::string>()->default_value("."),
+                                         "folder the recordings go to")(
+      "workload", po::value<int64_t>(), "only this workload (see gputune show)")(
+      "commit", po::value<std::string>()->default_value(""), "gputune commit to record")(
+      "help,h", "show this help");
   Parsed parsed = parse(args, options, {});
   if (parsed.help) {
     std::cout << options;
@@ -453,7 +457,8 @@ int export_command(const std::vector<std::string>& args) {
 }
 
 int list_command(const std::vector<std::string>& args) {
-  po::options_description options("gputune list [options]\n\n"
+  po::options_description options(
+      "gputune list [options]\n\n"
       "The specs shipped with gputune, with the size of their spaces. Set GPUTUNE_SPACES to\n"
       "add a folder.\n\noptions");
   options.add_options()("json", "write JSON")("help,h", "show this help");

@@ -43,10 +43,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::map<std::string, int (*)(const std::vector<std::string>&)> commands = {
-      {"search", gputune::cli::search_command},
-      {"best", gputune::cli::best_command},
-      {"show", gputune::cli::show_command},
-      {"list", gputune::cli::list_command},
+      {"search", gputune::cli::search_command}, {"best", gputune::cli::best_command},
+      {"show", gputune::cli::show_command},     {"list", gputune::cli::list_command},
       {"export", gputune::cli::export_command},
   };
   auto command = commands.find(args[0]);

@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "gputune/error.h"
 #include "core/hash.h"
+#include "gputune/error.h"
 #include "process/ipc.h"
 
 namespace gputune {
@@ -130,8 +130,8 @@ void ModuleCache::save(const CompileRequest& request, const CompiledKernel& kern
 
   const std::string path = path_for(request);
   static thread_local std::mt19937_64 random(std::random_device{}());
-  const std::string temp = path + ".tmp." + std::to_string(getpid()) + "." +
-                           std::to_string(random());
+  const std::string temp =
+      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(data.data(), static_cast<std::streamsize>(data.size()));

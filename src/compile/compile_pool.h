@@ -51,10 +51,10 @@ class CompileService {
 };
 
 struct CompilePoolStats {
-  uint64_t compiled = 0;    // by a worker
+  uint64_t compiled = 0;  // by a worker
   uint64_t cache_hits = 0;
-  uint64_t crashes = 0;     // workers that died compiling (each replaced)
-  double compile_s = 0;     // summed over workers
+  uint64_t crashes = 0;  // workers that died compiling (each replaced)
+  double compile_s = 0;  // summed over workers
 };
 
 using CompilerFactory = std::function<std::unique_ptr<Compiler>()>;

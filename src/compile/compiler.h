@@ -6,19 +6,19 @@
 namespace gputune {
 
 struct CompileRequest {
-  std::string source;                  // prelude + kernel source
-  std::string source_name;             // file name shown in compiler messages
-  std::string headers_hash;            // of what the source includes: another is another module
+  std::string source;        // prelude + kernel source
+  std::string source_name;   // file name shown in compiler messages
+  std::string headers_hash;  // of what the source includes: another is another module
   // The kernels to look up in the module: "transpose" or "transpose<32, 1>"; at least one.
   std::vector<std::string> kernel_name_expressions;
-  std::vector<std::string> options;    // NVRTC options besides the architecture
+  std::vector<std::string> options;  // NVRTC options besides the architecture
   std::string arch = "sm_90";
 };
 
 struct CompiledKernel {
   bool ok = false;
-  std::string log;           // compiler output, errors and warnings
-  std::string image;         // cubin
+  std::string log;                         // compiler output, errors and warnings
+  std::string image;                       // cubin
   std::vector<std::string> lowered_names;  // the symbols, parallel to the name expressions
   // From ptxas; with several kernels the most registers and shared memory any of them uses,
   // and the spills of all of them.

@@ -13,7 +13,7 @@ class Scope {
   void set(const std::string& name, double value);
   bool has(const std::string& name) const;
   double get(const std::string& name) const;  // throws Error(kUsage) when undefined
-  double* slot(const std::string& name);       // creates the name (as 0) when new
+  double* slot(const std::string& name);      // creates the name (as 0) when new
   std::vector<std::string> names() const;
 
  private:

@@ -5,20 +5,27 @@
 namespace gputune {
 
 namespace {
-constexpr Status kAll[] = {Status::kOk,           Status::kConstraint,   Status::kCompileError,
-                           Status::kResourceExceeded, Status::kRuntimeError, Status::kTimeout,
-                           Status::kWrongAnswer};
+constexpr Status kAll[] = {
+    Status::kOk,           Status::kConstraint, Status::kCompileError, Status::kResourceExceeded,
+    Status::kRuntimeError, Status::kTimeout,    Status::kWrongAnswer};
 }
 
 const char* status_name(Status status) {
   switch (status) {
-    case Status::kOk: return "ok";
-    case Status::kConstraint: return "constraint";
-    case Status::kCompileError: return "compile_error";
-    case Status::kResourceExceeded: return "resource_exceeded";
-    case Status::kRuntimeError: return "runtime_error";
-    case Status::kTimeout: return "timeout";
-    case Status::kWrongAnswer: return "wrong_answer";
+    case Status::kOk:
+      return "ok";
+    case Status::kConstraint:
+      return "constraint";
+    case Status::kCompileError:
+      return "compile_error";
+    case Status::kResourceExceeded:
+      return "resource_exceeded";
+    case Status::kRuntimeError:
+      return "runtime_error";
+    case Status::kTimeout:
+      return "timeout";
+    case Status::kWrongAnswer:
+      return "wrong_answer";
   }
   return "?";
 }

@@ -213,8 +213,8 @@ void CandidatePosterior::predict_points(const Eigen::MatrixXd& points, const Eig
   double y_mean = 0, signal = 1;
   Eigen::VectorXd alpha;
   fit_targets(y, &y_mean, &alpha, &signal);
-  Eigen::MatrixXd cross = gp_kernel(kernel_, hyper_.length, hyper_.weighted(points),
-                                    hyper_.weighted(x_.topRows(n_)));
+  Eigen::MatrixXd cross =
+      gp_kernel(kernel_, hyper_.length, hyper_.weighted(points), hyper_.weighted(x_.topRows(n_)));
   if (mean) *mean = (cross * alpha).array() + y_mean;
   if (stddev) {
     Eigen::MatrixXd v = cross.transpose();

@@ -17,8 +17,8 @@ class CostModel {
 enum class GpKernel { kRbf, kMatern52 };
 
 struct GpHyperparameters {
-  double length = 1;  // length scale, in the units of the features given
-  double noise = 1e-2;  // noise variance over signal variance
+  double length = 1;           // length scale, in the units of the features given
+  double noise = 1e-2;         // noise variance over signal variance
   Eigen::RowVectorXd weights;  // per feature, multiplied in before the kernel; empty: all 1
   Eigen::MatrixXd weighted(const Eigen::MatrixXd& x) const;
 };

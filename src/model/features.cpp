@@ -90,7 +90,7 @@ LaunchOf launch_of(const Spec& spec) {
 const std::vector<std::string>& geometry_feature_names() {
   static const std::vector<std::string> names = {
       "log2(threads_per_block)", "log2(blocks)", "occupancy", "log2(waves)",
-      "tail_wave_efficiency", "sm_fill"};
+      "tail_wave_efficiency",    "sm_fill"};
   return names;
 }
 
@@ -99,17 +99,13 @@ std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUs
   ResourceUsage usage = resources ? *resources : ResourceUsage{};
   const double threads = std::max(shape.threads_per_block, 1.0);
   usage.threads_per_block = static_cast<int>(threads);
-  const int resident =
-      resident_blocks(usage, static_cast<int>(shape.dynamic_shared_bytes));
+  const int resident = resident_blocks(usage, static_cast<int>(shape.dynamic_shared_bytes));
   const double blocks = std::max(shape.blocks, 1.0);
   const double sms = std::max(sm_count, 1);
   const double waves = blocks / (sms * resident);
-  return {std::log2(threads),
-          std::log2(blocks),
-          std::min(1.0, resident * threads / kSmThreads),
-          std::log2(waves),
-          waves / std::ceil(waves),
-          std::min(1.0, blocks / sms)};
+  return {
+      std::log2(threads), std::log2(blocks),        std::min(1.0, resident * threads / kSmThreads),
+      std::log2(waves),   waves / std::ceil(waves), std::min(1.0, blocks / sms)};
 }
 
 std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::string& config_json) {
@@ -158,8 +154,8 @@ FeatureMap::FeatureMap(const SearchSpace& space, std::vector<std::string> proble
   for (size_t d = 0; d < dimensions.size(); ++d) {
     first_column_.push_back(columns_.size());
     const auto& values = dimensions[d].values;
-    bool numeric = std::all_of(values.begin(), values.end(),
-                               [](const Value& v) { return v.is_number(); });
+    bool numeric =
+        std::all_of(values.begin(), values.end(), [](const Value& v) { return v.is_number(); });
     if (numeric) {
       bool log2 = std::all_of(values.begin(), values.end(),
                               [](const Value& v) { return is_power_of_two(v.as_number()); });

@@ -64,8 +64,8 @@ class FeatureMap {
   const SearchSpace* space_;
   std::vector<std::string> problem_names_;
   bool resources_;
-  std::vector<Column> columns_;        // parameter columns
-  std::vector<size_t> first_column_;   // per dimension
+  std::vector<Column> columns_;       // parameter columns
+  std::vector<size_t> first_column_;  // per dimension
   std::vector<std::string> names_;
 };
 

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -341,8 +341,7 @@ int end_child(Child* child, double grace_s) {
   child->fd = -1;
   int status = 0;
   if (child->pid <= 0) return status;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
   for (;;) {
     const pid_t done = waitpid(child->pid, &status, WNOHANG);
     if (done == child->pid || (done < 0 && errno != EINTR)) {
@@ -359,7 +358,8 @@ std::string describe_exit(int wait_status) {
   if (WIFSIGNALED(wait_status)) {
     const int signal = WTERMSIG(wait_status);
     const char* name = strsignal(signal);
-    return "killed by signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
+    return "killed by signal " + std::to_string(signal) +
+           (name ? std::string(" (") + name + ")" : "");
   }
   if (WIFEXITED(wait_status)) return "exit code " + std::to_string(WEXITSTATUS(wait_status));
   return "ended (wait status " + std::to_string(wait_status) + ")";

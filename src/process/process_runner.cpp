@@ -153,8 +153,8 @@ struct ProcessRunner::Impl {
   ProcessRunnerStats stats;
 
   static Clock::time_point after(double seconds) {
-    return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(seconds));
+    return Clock::now() +
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
 
   std::string name(const Worker& w) const {
@@ -196,16 +196,16 @@ struct ProcessRunner::Impl {
       if (Clock::now() >= w->deadline) {
         ipc::kill_child(&w->child);
         w->state = State::kDead;
-        throw Error(ErrorCode::kCuda, name(*w) + " did not answer within " +
-                                          seconds_text(watchdog.start_s));
+        throw Error(ErrorCode::kCuda,
+                    name(*w) + " did not answer within " + seconds_text(watchdog.start_s));
       }
     }
     uint32_t type = 0;
     if (!ipc::read_frame(w->child.fd, &type, payload)) {
       const int status = ipc::kill_child(&w->child);
       w->state = State::kDead;
-      throw Error(ErrorCode::kCuda, name(*w) + " died while starting (" +
-                                        ipc::describe_exit(status) + ")");
+      throw Error(ErrorCode::kCuda,
+                  name(*w) + " died while starting (" + ipc::describe_exit(status) + ")");
     }
     if (type == kFatal) {
       ipc::Reader reader(*payload);
@@ -279,8 +279,8 @@ struct ProcessRunner::Impl {
         break;  // after a sticky error the worker exits by design
       default:
         w->state = State::kDead;
-        throw Error(ErrorCode::kCuda, name(*w) + " died while starting (" +
-                                          ipc::describe_exit(status) + ")");
+        throw Error(ErrorCode::kCuda,
+                    name(*w) + " died while starting (" + ipc::describe_exit(status) + ")");
     }
     ++stats.restarts;
     start(w);
@@ -339,8 +339,8 @@ struct ProcessRunner::Impl {
       if (w.state != State::kBusy) {
         ipc::kill_child(&w.child);
         w.state = State::kDead;
-        throw Error(ErrorCode::kCuda, name(w) + " did not start again within " +
-                                          seconds_text(watchdog.start_s));
+        throw Error(ErrorCode::kCuda,
+                    name(w) + " did not start again within " + seconds_text(watchdog.start_s));
       }
       ++stats.timeouts;
       const double ran = std::chrono::duration<double>(now - w.started).count();
@@ -407,8 +407,9 @@ ProcessRunner::ProcessRunner(std::vector<int> ordinals, RunnerFactory factory,
     w.state = Impl::State::kReady;
     if (!impl_->devices.empty() && info.key() != impl_->devices[0].key()) {
       throw Error(ErrorCode::kUsage,
-                  "GPU " + std::to_string(info.ordinal) + " (" + info.key() + ") differs from GPU " +
-                      std::to_string(impl_->devices[0].ordinal) + " (" + impl_->devices[0].key() +
+                  "GPU " + std::to_string(info.ordinal) + " (" + info.key() +
+                      ") differs from GPU " + std::to_string(impl_->devices[0].ordinal) + " (" +
+                      impl_->devices[0].key() +
                       "); one search takes identical GPUs, tune each kind in its own run");
     }
     impl_->devices.push_back(info);

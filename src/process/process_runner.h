@@ -35,7 +35,7 @@ struct WatchdogOptions {
 struct ProcessRunnerStats {
   int64_t restarts = 0;  // workers replaced after a sticky error, a timeout or a crash
   int64_t timeouts = 0;
-  int64_t crashes = 0;   // workers that died on their own
+  int64_t crashes = 0;  // workers that died on their own
 };
 
 // Makes the Runner a worker process holds: make_gpu_runner in production, a stand-in in tests.

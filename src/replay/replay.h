@@ -7,15 +7,15 @@
 #include "compile/compiler.h"
 #include "gputune/device.h"
 #include "gputune/measurement.h"
-#include "space/problem.h"
 #include "run/runner.h"
+#include "space/problem.h"
 #include "store/store.h"
 
 namespace gputune {
 
 // Where a recording came from: enough to rebuild its Problem and to say what it measured.
 struct RecordingInfo {
-  std::string spec_path;     // relative to the repository root
+  std::string spec_path;  // relative to the repository root
   std::string spec_hash, source_hash;
   std::string kernel_name;
   std::string problem_json;  // {"n":8192}
@@ -44,8 +44,7 @@ Recording recording_from_store(const Store& store, int64_t workload,
 // variant (RFC 4180 quoting; samples separated by ';'). Throws Error(kIo).
 void write_recording(const Recording& recording, const std::string& path);
 void export_recording(const Store& store, int64_t workload, const std::string& path,
-                      const std::string& commit = "",
-                      const std::string& repo_root = "");
+                      const std::string& commit = "", const std::string& repo_root = "");
 // "<spec>_<problem>_<gpu>.csv", in letters, digits and '_': where a workload's recording goes.
 std::string recording_file_name(const WorkloadKey& key);
 
@@ -55,8 +54,7 @@ Recording load_recording(const std::string& path);
 // The recording's spec at its problem values: `repo_root`/spec_path with the problem values as
 // --set overrides. Throws Error(kUsage) when the spec's hash differs from the recorded one
 // (the space may have changed), unless `allow_changed_spec`.
-Problem recording_problem(const Recording& recording,
-                          const std::string& repo_root = "",
+Problem recording_problem(const Recording& recording, const std::string& repo_root = "",
                           bool allow_changed_spec = false);
 
 // A Runner that answers from a recording instead of a GPU: recorded statuses (compile errors

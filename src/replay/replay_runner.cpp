@@ -163,8 +163,7 @@ class ReplayCompiler : public Compiler {
 
 }  // namespace
 
-Recording recording_from_store(const Store& store, int64_t workload,
-                               const std::string& repo_root) {
+Recording recording_from_store(const Store& store, int64_t workload, const std::string& repo_root) {
   Recording recording;
   RecordingInfo& info = recording.info;
   bool found = false;
@@ -203,8 +202,8 @@ void write_recording(const Recording& recording, const std::string& path) {
   out << kMagic << "\n";
   auto meta = [&](const char* key, const std::string& value) {
     if (value.find('\n') != std::string::npos) {
-      throw Error(ErrorCode::kUsage, std::string("recording metadata '") + key +
-                                         "' cannot hold a line break");
+      throw Error(ErrorCode::kUsage,
+                  std::string("recording metadata '") + key + "' cannot hold a line break");
     }
     out << "# " << key << ": " << value << "\n";
   };
@@ -355,8 +354,8 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
     try {
       problem = nlohmann::json::parse(info.problem_json);
     } catch (const nlohmann::json::exception& e) {
-      throw Error(ErrorCode::kIo, "recording problem values '" + info.problem_json +
-                                      "' are not JSON: " + e.what());
+      throw Error(ErrorCode::kIo,
+                  "recording problem values '" + info.problem_json + "' are not JSON: " + e.what());
     }
     for (const auto& [name, value] : problem.items()) {
       overrides.push_back({name, value.is_string() ? value.get<std::string>() : value.dump()});

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "run/cuda_driver.h"
 #include "gputune/error.h"
-#include "run/runner.h"
 #include "process/ipc.h"
+#include "run/cuda_driver.h"
+#include "run/runner.h"
 
 namespace gputune {
 namespace {
@@ -194,11 +194,11 @@ struct HostBuffer {
 struct DeviceState {
   cuda::Stream stream;
   cuda::Event start, stop;
-  std::vector<cuda::DeviceBuffer> buffers;  // parallel to GpuRunner::host_
-  cuda::DeviceBuffer flush;                 // written between samples to evict L2
+  std::vector<cuda::DeviceBuffer> buffers;     // parallel to GpuRunner::host_
+  cuda::DeviceBuffer flush;                    // written between samples to evict L2
   std::vector<cuda::DeviceBuffer> references;  // outputs' reference, for checking on the GPU
   std::map<int, std::pair<cuda::Module, CUfunction>> checkers;  // by ScalarType
-  cuda::DeviceBuffer mismatches;               // the checker's count
+  cuda::DeviceBuffer mismatches;                                // the checker's count
 };
 
 // Counts the elements of `got` that fail the check against `expected`, as compare() does on
@@ -431,10 +431,10 @@ class GpuRunner : public Runner {
     const uint64_t blocks = std::max<uint64_t>(
         1, std::min<uint64_t>((n + kThreads - 1) / kThreads, uint64_t{16} * device_.sm_count));
     state_->mismatches.fill_bytes(0);
-    cuda::check(cuda::api().cuLaunchKernel(checker->second.second, static_cast<unsigned>(blocks),
-                                           1, 1, kThreads, 1, 1, 0, state_->stream.get(),
-                                           params, nullptr),
-                "cuLaunchKernel (output check)");
+    cuda::check(
+        cuda::api().cuLaunchKernel(checker->second.second, static_cast<unsigned>(blocks), 1, 1,
+                                   kThreads, 1, 1, 0, state_->stream.get(), params, nullptr),
+        "cuLaunchKernel (output check)");
     state_->stream.synchronize();
     uint64_t count = 1;
     state_->mismatches.download(&count);
@@ -560,8 +560,8 @@ class GpuRunner : public Runner {
       CUfunction function = nullptr;
       result = module.function(name, &function);
       if (result != CUDA_SUCCESS) {
-        return fail(Status::kCompileError, "no kernel '" + name + "' in the module: " +
-                                               cuda::cuda_error_name(result));
+        return fail(Status::kCompileError,
+                    "no kernel '" + name + "' in the module: " + cuda::cuda_error_name(result));
       }
       functions.push_back(function);
     }
@@ -571,8 +571,7 @@ class GpuRunner : public Runner {
     if (m->registers == 0) {
       for (CUfunction function : functions) {
         int value = 0;
-        if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, function) ==
-            CUDA_SUCCESS) {
+        if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, function) == CUDA_SUCCESS) {
           m->registers = std::max(m->registers, value);
         }
         if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
@@ -585,9 +584,9 @@ class GpuRunner : public Runner {
     Prepared prepared;
     for (const Launch& launch : v.launches) {
       if (launch.kernel >= functions.size()) {
-        throw Error(ErrorCode::kInternal, "a launch names kernel " +
-                                              std::to_string(launch.kernel) + " of " +
-                                              std::to_string(functions.size()) + " compiled");
+        throw Error(ErrorCode::kInternal, "a launch names kernel " + std::to_string(launch.kernel) +
+                                              " of " + std::to_string(functions.size()) +
+                                              " compiled");
       }
       Prepared::Call& call = prepared.calls.emplace_back();
       call.launch = &launch;
@@ -691,7 +690,8 @@ class GpuRunner : public Runner {
           api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  static_cast<int>(launch.dynamic_shared_bytes));
       if (result != CUDA_SUCCESS) {
-        return "cannot raise dynamic shared memory to " + std::to_string(launch.dynamic_shared_bytes) +
+        return "cannot raise dynamic shared memory to " +
+               std::to_string(launch.dynamic_shared_bytes) +
                " bytes: " + cuda::cuda_error_name(result);
       }
     }

@@ -31,10 +31,10 @@ class Runner {
 };
 
 struct TimingOptions {
-  int warmup_ms = 20;         // run at least this long before sampling
+  int warmup_ms = 20;  // run at least this long before sampling
   int min_samples = 10;
   int max_samples = 500;
-  double max_seconds = 1.0;   // per variant
+  double max_seconds = 1.0;     // per variant
   double target_noise = 0.005;  // stop when the median's relative standard error is below this
   bool flush_l2 = true;
 };

@@ -116,8 +116,8 @@ std::string format_table(const Report& report, size_t top) {
     out += printf_string(", copy bandwidth %.0f GB/s (measured)", report.copy_bandwidth_gbs);
   }
   out += "\n";
-  bool has_bytes = std::any_of(report.ok.begin(), report.ok.end(),
-                               [](const ReportRow& r) { return r.gbs > 0; });
+  bool has_bytes =
+      std::any_of(report.ok.begin(), report.ok.end(), [](const ReportRow& r) { return r.gbs > 0; });
   bool has_flops = std::any_of(report.ok.begin(), report.ok.end(),
                                [](const ReportRow& r) { return r.gflops > 0; });
   out += printf_string("%4s %11s %7s", "rank", "median_ms", "spread");
@@ -160,13 +160,13 @@ std::string format_table(const Report& report, size_t top) {
         "search: %s, %lld measured, %lld reused from the database, %.1f s, %.1f measured/s "
         "(GPU: check %.1f s, time %.1f s, other %.1f s; compile %.1f s in %lld workers, "
         "%lld from the module cache",
-        s.strategy.c_str(), static_cast<long long>(s.evaluated),
-        static_cast<long long>(s.reused), s.wall_s,
-        s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0, s.check_s, s.time_s,
-        s.overhead_s(), s.compile_s, static_cast<long long>(std::max<int64_t>(s.jobs, 1)),
+        s.strategy.c_str(), static_cast<long long>(s.evaluated), static_cast<long long>(s.reused),
+        s.wall_s, s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0, s.check_s,
+        s.time_s, s.overhead_s(), s.compile_s, static_cast<long long>(std::max<int64_t>(s.jobs, 1)),
         static_cast<long long>(s.cache_hits));
     if (s.worker_restarts > 0) {
-      out += printf_string("; %lld GPU workers replaced", static_cast<long long>(s.worker_restarts));
+      out +=
+          printf_string("; %lld GPU workers replaced", static_cast<long long>(s.worker_restarts));
     }
     out += printf_string(")%s\n", s.interrupted ? ", interrupted: run again to resume" : "");
   }
@@ -176,8 +176,10 @@ std::string format_table(const Report& report, size_t top) {
 std::string format_json(const Report& report, size_t top) {
   nlohmann::json j;
   j["title"] = report.title;
-  j["device"] = {{"name", report.device.name},       {"arch", report.device.arch()},
-                 {"sm_count", report.device.sm_count}, {"driver", report.device.driver_version},
+  j["device"] = {{"name", report.device.name},
+                 {"arch", report.device.arch()},
+                 {"sm_count", report.device.sm_count},
+                 {"driver", report.device.driver_version},
                  {"copy_bandwidth_gbs", report.copy_bandwidth_gbs}};
   if (report.baseline) j["baseline"] = measurement_json(*report.baseline);
   j["results"] = nlohmann::json::array();
@@ -195,16 +197,23 @@ std::string format_json(const Report& report, size_t top) {
   j["status_counts"] = report.status_counts;
   if (report.search) {
     const SearchRecord& s = *report.search;
-    j["search"] = {{"strategy", s.strategy},   {"seed", s.seed},
-                   {"evaluated", s.evaluated}, {"reused", s.reused},
-                   {"wall_s", s.wall_s},       {"compile_s", s.compile_s},
-                   {"run_s", s.time_s + s.check_s}, {"interrupted", s.interrupted},
-                   {"check_s", s.check_s},     {"time_s", s.time_s},
-                   {"overhead_s", s.overhead_s()}, {"cache_hits", s.cache_hits},
-                   {"jobs", s.jobs},           {"gpus", s.gpus},
-                   {"worker_restarts", s.worker_restarts},
-                   {"measured_per_s", s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s
-                                                   : 0.0}};
+    j["search"] = {
+        {"strategy", s.strategy},
+        {"seed", s.seed},
+        {"evaluated", s.evaluated},
+        {"reused", s.reused},
+        {"wall_s", s.wall_s},
+        {"compile_s", s.compile_s},
+        {"run_s", s.time_s + s.check_s},
+        {"interrupted", s.interrupted},
+        {"check_s", s.check_s},
+        {"time_s", s.time_s},
+        {"overhead_s", s.overhead_s()},
+        {"cache_hits", s.cache_hits},
+        {"jobs", s.jobs},
+        {"gpus", s.gpus},
+        {"worker_restarts", s.worker_restarts},
+        {"measured_per_s", s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0}};
   }
   return j.dump(2);
 }

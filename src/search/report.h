@@ -15,18 +15,18 @@ namespace gputune {
 
 struct ReportRow {
   Measurement measurement;
-  double gbs = 0;             // from the spec's bytes metric; 0 without it
-  double bandwidth_share = 0; // gbs over the device's copy bandwidth
+  double gbs = 0;              // from the spec's bytes metric; 0 without it
+  double bandwidth_share = 0;  // gbs over the device's copy bandwidth
   double gflops = 0;
-  double speedup = 0;         // baseline median over this median
+  double speedup = 0;  // baseline median over this median
 };
 
 struct Report {
-  std::string title;           // spec path and problem values
+  std::string title;  // spec path and problem values
   DeviceInfo device;
   double copy_bandwidth_gbs = 0;
   std::optional<Measurement> baseline;
-  std::vector<ReportRow> ok;   // fastest first
+  std::vector<ReportRow> ok;  // fastest first
   std::vector<Measurement> failed;
   std::map<std::string, int64_t> status_counts;
   std::optional<SearchRecord> search;

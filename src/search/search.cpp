@@ -10,10 +10,10 @@
 
 #include "compile/compile_pool.h"
 #include "gputune/error.h"
-#include "process/process_runner.h"
-#include "strategy/strategy.h"
 #include "model/features.h"
+#include "process/process_runner.h"
 #include "search/prior.h"
+#include "strategy/strategy.h"
 
 namespace gputune {
 
@@ -219,9 +219,9 @@ struct Slot {
 
 }  // namespace
 
-SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compiler,
-                        Store& store, const SearchOptions& options,
-                        const ProgressCallback& progress, const std::atomic<bool>* stop) {
+SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compiler, Store& store,
+                        const SearchOptions& options, const ProgressCallback& progress,
+                        const std::atomic<bool>* stop) {
   const Spec& spec = problem.spec();
   const SearchSpace& space = problem.space();
   const auto start = Clock::now();
@@ -260,8 +260,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   record.seed = options.seed.value_or(spec.search.seed);
   record.jobs = static_cast<int64_t>(compiles.parallelism());
   const auto* process_runner = dynamic_cast<const ProcessRunner*>(&runner);
-  record.gpus = process_runner != nullptr ? static_cast<int64_t>(process_runner->devices().size())
-                                          : 1;
+  record.gpus =
+      process_runner != nullptr ? static_cast<int64_t>(process_runner->devices().size()) : 1;
   const int64_t budget = options.budget_evaluations.value_or(spec.search.budget_evaluations);
   const double budget_s = options.budget_seconds.value_or(spec.search.budget_seconds);
   auto strategy = make_strategy(record.strategy, record.seed);
@@ -290,7 +290,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
     if (!kernel.ok) {
       throw Error(ErrorCode::kSpec, spec.baseline_where.str() +
                                         ": the baseline does not compile, so nothing can be "
-                                        "checked against it:\n" + kernel.log);
+                                        "checked against it:\n" +
+                                        kernel.log);
     }
     account_compile(kernel);
     result.baseline = runner.set_reference({std::move(variant), std::move(kernel)});
@@ -325,7 +326,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   std::deque<Slot> window;  // proposal order; the front is observed first
   uint64_t first_seq = 0;   // sequence number of window.front()
   std::unordered_map<uint64_t, uint64_t> compile_seq, run_seq;  // ticket -> sequence number
-  std::unordered_set<uint64_t> in_flight;                        // config indices
+  std::unordered_set<uint64_t> in_flight;                       // config indices
   size_t unfinished = 0;  // slots compiling, compiled or running
   int64_t proposed = 0;
   bool exhausted = false, stopped = false;

@@ -8,20 +8,20 @@
 
 #include "compile/compiler.h"
 #include "gputune/measurement.h"
-#include "space/problem.h"
 #include "run/runner.h"
+#include "space/problem.h"
 #include "store/store.h"
 
 namespace gputune {
 
 struct SearchOptions {
-  std::string strategy;                  // empty: the spec's
+  std::string strategy;                       // empty: the spec's
   std::optional<int64_t> budget_evaluations;  // unset: the spec's; 0: no limit
   std::optional<double> budget_seconds;       // unset: the spec's; 0: no limit
   std::optional<uint64_t> seed;               // unset: the spec's
-  bool force = false;                    // measure again what the database already has
-  bool use_prior = true;                 // strategies may learn from the kernel's other workloads
-  size_t batch = 4;                      // variants the strategy is asked for at a time
+  bool force = false;                         // measure again what the database already has
+  bool use_prior = true;  // strategies may learn from the kernel's other workloads
+  size_t batch = 4;       // variants the strategy is asked for at a time
   // Evaluations proposed but not finished, at most: compilation runs this far ahead of the
   // GPU. 0: twice the compile workers plus four per GPU when the compiler or the runner works
   // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
@@ -34,7 +34,7 @@ struct SearchProgress {
   uint64_t measured = 0;  // evaluations that ran on the GPU in this search
   uint64_t failed = 0;
   double elapsed_s = 0;
-  double best_ms = 0;     // 0 until a variant is ok
+  double best_ms = 0;  // 0 until a variant is ok
   std::string best_config;
 };
 using ProgressCallback = std::function<void(const SearchProgress&)>;
@@ -56,16 +56,14 @@ struct SearchResult {
 // an AsyncRunner (ProcessRunner) measures: compilation and timing overlap. The strategy
 // observes results in the order it proposed them. On `stop`, what has not reached the GPU is
 // dropped and what is on it finishes and is stored.
-SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compiler,
-                        Store& store, const SearchOptions& options,
-                        const ProgressCallback& progress = {},
+SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compiler, Store& store,
+                        const SearchOptions& options, const ProgressCallback& progress = {},
                         const std::atomic<bool>* stop = nullptr);
 
 // Compiles every valid variant for `arch`; the result has one Measurement per variant whose
 // status is kOk or kCompileError (with the log).
 std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
-                                     const std::string& arch,
-                                     const ProgressCallback& progress = {},
+                                     const std::string& arch, const ProgressCallback& progress = {},
                                      const std::atomic<bool>* stop = nullptr);
 
 // The source NVRTC sees for a variant: its prelude, then the kernel file.

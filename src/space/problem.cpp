@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "transforms/block_order.h"
 #include "gputune/error.h"
+#include "transforms/block_order.h"
 
 namespace gputune {
 namespace {
@@ -72,7 +72,7 @@ struct Problem::Impl {
   };
   Scope scope;                 // problem values and the numeric dimensions' current values
   std::vector<double*> slots;  // per dimension; null for symbol-valued ones
-  std::vector<LaunchExpressions> launches;  // parallel to Spec::launches
+  std::vector<LaunchExpressions> launches;             // parallel to Spec::launches
   std::vector<std::pair<size_t, Expression>> scalars;  // argument index, value
   std::vector<std::pair<size_t, Expression>> counts;   // argument index, element count
   std::optional<Expression> bytes, flops;
@@ -244,8 +244,7 @@ Variant Problem::variant(uint64_t index) const {
   v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
                            spec_.compile_options.end());
   // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
-  const std::string kernel_dir =
-      std::filesystem::path(spec_.kernel_path).parent_path().string();
+  const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
   v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
   for (size_t d = 0; d < dimensions.size(); ++d) {
     if (!dimensions[d].is_transform) continue;
@@ -279,8 +278,8 @@ Variant Problem::variant(uint64_t index) const {
     if (expressions.when && expressions.when->evaluate() == 0) continue;
     Launch launch;
     const std::string name = substitute_parameters(spec.kernel_name.text, *space_, values);
-    auto known = std::find(v.kernel_name_expressions.begin(), v.kernel_name_expressions.end(),
-                           name);
+    auto known =
+        std::find(v.kernel_name_expressions.begin(), v.kernel_name_expressions.end(), name);
     launch.kernel = static_cast<size_t>(known - v.kernel_name_expressions.begin());
     if (known == v.kernel_name_expressions.end()) v.kernel_name_expressions.push_back(name);
     launch.arguments = spec.arguments;
@@ -289,12 +288,12 @@ Variant Problem::variant(uint64_t index) const {
                                      "block[" + std::to_string(i) + "]", false);
     }
     for (size_t i = 0; i < expressions.grid.size(); ++i) {
-      launch.grid[i] = launch_value(expressions.grid[i], spec.grid[i],
-                                    "grid[" + std::to_string(i) + "]", false);
+      launch.grid[i] =
+          launch_value(expressions.grid[i], spec.grid[i], "grid[" + std::to_string(i) + "]", false);
     }
     if (expressions.shared_bytes) {
-      launch.dynamic_shared_bytes = launch_value(*expressions.shared_bytes,
-                                                 *spec.dynamic_shared_bytes, "shared_bytes", true);
+      launch.dynamic_shared_bytes =
+          launch_value(*expressions.shared_bytes, *spec.dynamic_shared_bytes, "shared_bytes", true);
     }
     v.launches.push_back(std::move(launch));
   }

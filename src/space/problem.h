@@ -6,15 +6,15 @@
 #include <vector>
 
 #include "core/expression.h"
-#include "space/search_space.h"
 #include "gputune/spec.h"
+#include "space/search_space.h"
 
 namespace gputune {
 
 // One kernel launch of a variant, at its resolved sizes.
 struct Launch {
-  size_t kernel = 0;               // index into Variant::kernel_name_expressions
-  std::vector<size_t> arguments;   // indices into Spec::arguments, in the kernel's order
+  size_t kernel = 0;              // index into Variant::kernel_name_expressions
+  std::vector<size_t> arguments;  // indices into Spec::arguments, in the kernel's order
   std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
   uint32_t dynamic_shared_bytes = 0;
 };
@@ -22,7 +22,7 @@ struct Launch {
 // Everything needed to compile and launch one config: one module, one or more launches.
 struct Variant {
   uint64_t index = 0;
-  std::string config;                        // JSON object of the values
+  std::string config;  // JSON object of the values
   // The kernels the launches use, each once, with template arguments substituted.
   std::vector<std::string> kernel_name_expressions;
   std::vector<std::string> compile_options;  // -DNAME=value, --maxrregcount=..., ...
@@ -51,7 +51,7 @@ class Problem {
   const std::vector<std::pair<std::string, double>>& problem_values() const {
     return problem_values_;
   }
-  std::string problem_json() const;          // {"n":8192}
+  std::string problem_json() const;  // {"n":8192}
   uint64_t baseline_index() const { return baseline_index_; }
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
 

@@ -28,13 +28,13 @@ class SearchSpace {
   SearchSpace(SearchSpace&&) noexcept;
 
   const std::vector<Dimension>& dimensions() const { return dimensions_; }
-  uint64_t size() const { return size_; }              // the whole product
-  std::vector<size_t> decode(uint64_t index) const;    // value index per dimension
+  uint64_t size() const { return size_; }            // the whole product
+  std::vector<size_t> decode(uint64_t index) const;  // value index per dimension
   uint64_t encode(const std::vector<size_t>& digits) const;
   std::vector<Value> values(uint64_t index) const;
-  bool valid(uint64_t index) const;                    // every constraint holds
-  int failed_constraint(uint64_t index) const;         // -1 when valid
-  uint64_t count_valid() const;                        // walks the product
+  bool valid(uint64_t index) const;             // every constraint holds
+  int failed_constraint(uint64_t index) const;  // -1 when valid
+  uint64_t count_valid() const;                 // walks the product
   // Valid configs that differ from `index` in one dimension, by one step in value order.
   std::vector<uint64_t> neighbours(uint64_t index) const;
   std::string describe(uint64_t index) const;          // "TILE=32 PAD=1"

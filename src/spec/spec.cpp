@@ -67,9 +67,7 @@ bool parse_budget(const std::string& text, int64_t* evaluations, double* seconds
   return true;
 }
 
-std::string Spec::spec_hash() const {
-  return stable_hash(text);
-}
+std::string Spec::spec_hash() const { return stable_hash(text); }
 
 std::string Spec::source_hash() const { return stable_hash(kernel_source); }
 

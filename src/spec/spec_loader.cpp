@@ -11,10 +11,10 @@
 #include <set>
 #include <sstream>
 
-#include "transforms/block_order.h"
-#include "gputune/error.h"
 #include "core/expression.h"
 #include "core/hash.h"
+#include "gputune/error.h"
+#include "transforms/block_order.h"
 
 namespace gputune {
 namespace {
@@ -222,8 +222,7 @@ class Loader {
   void read_arguments(const YAML::Node& node, Spec* spec);
   void read_launch(const YAML::Node& node, Spec* spec);
   void read_launches(const YAML::Node& node, Spec* spec);
-  void read_launch_geometry(const YAML::Node& node, const std::string& context,
-                            LaunchSpec* launch);
+  void read_launch_geometry(const YAML::Node& node, const std::string& context, LaunchSpec* launch);
   void read_constraints(const YAML::Node& node, Spec* spec);
   void read_baseline(const YAML::Node& node, Spec* spec);
   void read_check(const YAML::Node& node, Spec* spec);
@@ -618,8 +617,9 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
         fail(scratch, what + " is a scalar and cannot be scratch; expected count for a buffer");
       }
       if (arg.scratch && arg.output) {
-        fail(scratch, what + " is both an output and scratch; expected one of them: outputs "
-                             "are checked, scratch buffers only pass data between launches");
+        fail(scratch, what +
+                          " is both an output and scratch; expected one of them: outputs "
+                          "are checked, scratch buffers only pass data between launches");
       }
     }
 
@@ -703,8 +703,8 @@ void Loader::read_launch_geometry(const YAML::Node& node, const std::string& con
   for (const char* key : {"block", "grid"}) {
     const YAML::Node dims = node[key];
     if (!dims)
-      fail(node, context + " has no '" + key + "'; expected " + key +
-                     ": [x] or [x, y] or [x, y, z]");
+      fail(node,
+           context + " has no '" + key + "'; expected " + key + ": [x] or [x, y] or [x, y, z]");
     std::vector<ExprText>& out = std::string(key) == "block" ? launch->block : launch->grid;
     const std::string what = context + " " + key;
     if (dims.IsScalar()) {
@@ -746,8 +746,9 @@ void Loader::read_launch(const YAML::Node& node, Spec* spec) {
 void Loader::read_launches(const YAML::Node& node, Spec* spec) {
   require_list(node, "launches");
   if (node.size() == 0) {
-    fail(node, "launches is empty; expected one or more launches, each with kernel, block "
-               "and grid");
+    fail(node,
+         "launches is empty; expected one or more launches, each with kernel, block "
+         "and grid");
   }
   std::vector<std::string> argument_names;
   for (const ArgumentSpec& argument : spec->arguments) argument_names.push_back(argument.name);
@@ -765,8 +766,9 @@ void Loader::read_launches(const YAML::Node& node, Spec* spec) {
     } else if (!spec->kernel_name.text.empty()) {
       launch.kernel_name = spec->kernel_name;
     } else {
-      fail(item, context + " has no 'kernel' and the spec's kernel has no name; expected "
-                           "kernel: <function name or name expression>");
+      fail(item, context +
+                     " has no 'kernel' and the spec's kernel has no name; expected "
+                     "kernel: <function name or name expression>");
     }
     if (const YAML::Node arguments = item["arguments"]) {
       require_list(arguments, context + " arguments");
@@ -804,7 +806,8 @@ void Loader::read_launches(const YAML::Node& node, Spec* spec) {
   }
   if (spec->kernel_name.text.empty()) {
     spec->kernel_name.text = kernel_names.front();
-    for (size_t k = 1; k < kernel_names.size(); ++k) spec->kernel_name.text += " + " + kernel_names[k];
+    for (size_t k = 1; k < kernel_names.size(); ++k)
+      spec->kernel_name.text += " + " + kernel_names[k];
     spec->kernel_name.where = where(node);
   }
 }

@@ -17,7 +17,6 @@ using Overrides = std::vector<std::pair<std::string, std::string>>;
 Spec load_spec(const std::string& path, const Overrides& overrides = {});
 
 // Same, from text (tests); `path` is used in messages and to resolve the kernel file.
-Spec parse_spec(const std::string& text, const std::string& path,
-                const Overrides& overrides = {});
+Spec parse_spec(const std::string& text, const std::string& path, const Overrides& overrides = {});
 
 }  // namespace gputune

@@ -47,9 +47,9 @@ struct SearchRecord {
   int64_t evaluated = 0, reused = 0;
   double wall_s = 0, compile_s = 0, check_s = 0, time_s = 0;
   bool interrupted = false;
-  int64_t cache_hits = 0;          // variants whose module came from the module cache
-  int64_t jobs = 0, gpus = 0;      // compile workers and GPU workers
-  int64_t worker_restarts = 0;     // GPU workers replaced (sticky errors, timeouts, crashes)
+  int64_t cache_hits = 0;       // variants whose module came from the module cache
+  int64_t jobs = 0, gpus = 0;   // compile workers and GPU workers
+  int64_t worker_restarts = 0;  // GPU workers replaced (sticky errors, timeouts, crashes)
   // Wall time the GPUs spent neither checking nor timing: waiting for compilations, starting
   // workers, the driver's own work.
   double overhead_s() const {

@@ -10,7 +10,7 @@ namespace {
 constexpr double kStartTemperature = 0.1;
 constexpr double kCooling = 0.93;  // per observed batch
 constexpr double kMinTemperature = 0.002;
-constexpr int kPatience = 40;      // evaluations without a new best before a restart
+constexpr int kPatience = 40;  // evaluations without a new best before a restart
 
 }  // namespace
 

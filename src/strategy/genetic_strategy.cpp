@@ -7,7 +7,7 @@
 namespace gputune {
 namespace {
 
-constexpr size_t kRepairSearch = 64;  // configs looked at, nearest first, to repair a child
+constexpr size_t kRepairSearch = 64;      // configs looked at, nearest first, to repair a child
 constexpr double kJumpProbability = 0.3;  // a mutation jumps to any value, else steps by one
 
 }  // namespace

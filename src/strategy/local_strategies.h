@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "strategy/strategy.h"
 #include "strategy/permutation.h"
+#include "strategy/strategy.h"
 
 namespace gputune {
 

@@ -16,7 +16,7 @@ namespace gputune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t kRankingPicks = 16;  // picks a held-out ranking is judged on
+constexpr size_t kRankingPicks = 16;             // picks a held-out ranking is judged on
 constexpr uint64_t kEnumerateLimit = 2'000'000;  // products walked whole to find valid configs
 
 double expected_improvement(double best, double mean, double stddev, double margin) {
@@ -41,8 +41,8 @@ bool ok_time(const Measurement& m, double* log_ms) {
 struct ModelStrategy::Impl {
   struct Observation {
     uint64_t index = 0;
-    double prior = 0;     // prior model's prediction, 0 without one
-    double believed = 0;  // the model's mean when proposed: the target until a result comes
+    double prior = 0;          // prior model's prediction, 0 without one
+    double believed = 0;       // the model's mean when proposed: the target until a result comes
     bool placeholder = false;  // proposed before any model: no belief of its own
     bool observed = false, ok = false;
     double log_ms = 0;
@@ -53,7 +53,7 @@ struct ModelStrategy::Impl {
   std::vector<std::string> problem_names;
   std::vector<double> problem_values;
   std::vector<PriorData> prior_sets;
-  LaunchOf launch;   // with sm_count > 0: launch-geometry features
+  LaunchOf launch;  // with sm_count > 0: launch-geometry features
   int sm_count = 0;
   std::unordered_map<uint64_t, ResourceUsage> known_resources;  // per config, from prior data
 
@@ -64,7 +64,7 @@ struct ModelStrategy::Impl {
   Eigen::RowVectorXd x_mean, x_scale;
   std::unique_ptr<CandidatePosterior> posterior;
   std::unique_ptr<GaussianProcess> prior_model;
-  Eigen::VectorXd prior_mean;          // per candidate
+  Eigen::VectorXd prior_mean;             // per candidate
   std::vector<Eigen::Index> prior_order;  // candidates, most promising first
   size_t prior_next = 0;
   std::unique_ptr<RandomPermutation> random_order;
@@ -91,10 +91,9 @@ struct ModelStrategy::Impl {
     }
     std::optional<LaunchShape> shape = launch(index, named);
     auto known = known_resources.find(index);
-    std::vector<double> extra =
-        geometry_features(shape ? *shape : LaunchShape{1, 256, 0},
-                          known == known_resources.end() ? nullptr : &known->second,
-                          sms > 0 ? sms : sm_count);
+    std::vector<double> extra = geometry_features(
+        shape ? *shape : LaunchShape{1, 256, 0},
+        known == known_resources.end() ? nullptr : &known->second, sms > 0 ? sms : sm_count);
     row.insert(row.end(), extra.begin(), extra.end());
     return row;
   }
@@ -210,7 +209,7 @@ struct ModelStrategy::Impl {
     const auto start = Clock::now();
     std::vector<std::vector<double>> rows;
     std::vector<double> targets;
-    std::vector<std::vector<size_t>> of_set;  // row numbers per workload
+    std::vector<std::vector<size_t>> of_set;      // row numbers per workload
     std::vector<std::vector<double>> set_values;  // problem values per workload
     for (const PriorData& set : sets) {
       std::vector<double> values = problem_values;
@@ -385,7 +384,7 @@ struct ModelStrategy::Impl {
   }
   double prior_a = 0, prior_b = 1;
   double best_observed = std::numeric_limits<double>::infinity();
-  size_t stalled = 0;  // observations since the best last improved
+  size_t stalled = 0;            // observations since the best last improved
   bool prior_dismissed = false;  // once it stalled: what it ranks next is no better
 
   void maybe_select_hyperparameters(const Eigen::VectorXd& residual) {
@@ -440,8 +439,8 @@ struct ModelStrategy::Impl {
     // configs: an isotropic kernel smooths over the interactions that decide the last few
     // percent, which a local step finds. A trusted prior's mean function carries them.
     std::vector<Eigen::Index> local;
-    if (!trust_prior && options.local_every > 0 && stats.model_steps % options.local_every ==
-                                       options.local_every - 1) {
+    if (!trust_prior && options.local_every > 0 &&
+        stats.model_steps % options.local_every == options.local_every - 1) {
       std::vector<std::pair<double, uint64_t>> ranked;
       for (const auto& o : observations) {
         if (o.observed && o.ok) ranked.push_back({o.log_ms, o.index});
@@ -561,8 +560,8 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
         if (pm.registers <= 0) continue;
         std::optional<uint64_t> index = index_from_json(space, pm.config);
         if (!index) continue;
-        s.known_resources.emplace(*index, ResourceUsage{pm.registers, pm.shared_bytes,
-                                                        pm.spill_bytes, 0});
+        s.known_resources.emplace(*index,
+                                  ResourceUsage{pm.registers, pm.shared_bytes, pm.spill_bytes, 0});
       }
     }
   }
@@ -573,9 +572,9 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
     x.row(r) = Eigen::Map<Eigen::RowVectorXd>(row.data(), row.size());
   }
   s.x_mean = x.colwise().mean();
-  s.x_scale = ((x.rowwise() - s.x_mean).array().square().colwise().sum() /
-               std::max<Eigen::Index>(m, 1))
-                  .sqrt();
+  s.x_scale =
+      ((x.rowwise() - s.x_mean).array().square().colwise().sum() / std::max<Eigen::Index>(m, 1))
+          .sqrt();
   for (Eigen::Index j = 0; j < s.x_scale.size(); ++j) {
     if (!(s.x_scale(j) > 1e-12)) s.x_scale(j) = 1;
   }
@@ -591,8 +590,7 @@ void ModelStrategy::start(const SearchSpace& space, const std::vector<Measuremen
   s.prior_model.reset();
   s.prior_columns = static_cast<Eigen::Index>(s.features->size());
   if (!sets.empty() && m > 0) s.fit_prior(sets, x);
-  s.model_columns =
-      s.prior_model ? s.prior_columns : static_cast<Eigen::Index>(s.features->size());
+  s.model_columns = s.prior_model ? s.prior_columns : static_cast<Eigen::Index>(s.features->size());
   Eigen::MatrixXd standardised =
       (x.leftCols(s.model_columns).rowwise() - s.x_mean.head(s.model_columns)).array().rowwise() /
       s.x_scale.head(s.model_columns).array();
@@ -614,9 +612,9 @@ std::vector<uint64_t> ModelStrategy::propose(size_t max_batch) {
   std::vector<uint64_t> batch;
   while (batch.size() < max_batch) {
     uint64_t index = 0;
-    const bool warm_up = s.prior_model ? s.real_ok() < 2
-                                       : s.observations.size() < s.options.initial_random ||
-                                             s.real_ok() == 0;
+    const bool warm_up = s.prior_model
+                             ? s.real_ok() < 2
+                             : s.observations.size() < s.options.initial_random || s.real_ok() == 0;
     if (warm_up) {
       if (!s.next_in_order(&index)) break;
       s.add(index, 0);

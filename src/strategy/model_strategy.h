@@ -17,16 +17,16 @@ struct ModelStrategyOptions {
   double exploration = 0.01;       // expected improvement beyond this margin, in log time
   double failure_penalty = 1.0;    // a failure's target: the worst ok log time plus this
   size_t local_every = 4;          // every so many model steps, only the best's neighbours
-  size_t prior_patience = 12;       // results without a new best before the prior stops steering
+  size_t prior_patience = 12;      // results without a new best before the prior stops steering
   GpOptions gp;
 };
 
 // Where proposal time went.
 struct ModelStrategyStats {
-  size_t model_steps = 0;  // configs chosen by the model
+  size_t model_steps = 0;           // configs chosen by the model
   double total_ms = 0, max_ms = 0;  // fit + predict per model step
   double prior_fit_ms = 0;
-  size_t prior_used = 0;  // prior measurements the prior model was fit on
+  size_t prior_used = 0;        // prior measurements the prior model was fit on
   bool prior_geometry = false;  // whether the prior model kept the launch-geometry features
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 #include <memory>
 
-#include "strategy/strategy.h"
 #include "strategy/permutation.h"
+#include "strategy/strategy.h"
 
 namespace gputune {
 

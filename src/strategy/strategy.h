@@ -17,8 +17,8 @@ namespace gputune {
 // index changes with the space.
 struct PriorData {
   std::vector<std::pair<std::string, double>> problem_values;  // as Problem::problem_values()
-  std::string label;  // where it came from, for reports
-  int sm_count = 0;   // of its GPU; 0: unknown (taken as this workload's)
+  std::string label;                                           // where it came from, for reports
+  int sm_count = 0;  // of its GPU; 0: unknown (taken as this workload's)
   std::vector<Measurement> measurements;
 };
 

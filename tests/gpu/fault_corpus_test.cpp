@@ -45,8 +45,8 @@ TEST(FaultCorpus, SearchFinishesAndEveryFaultIsStoredWithItsStatus) {
   timing.max_seconds = 0.05;
   WatchdogOptions watchdog;
   watchdog.floor_s = 2;
-  const fs::path db = fs::temp_directory_path() / ("gputune_faults_" + std::to_string(getpid()) +
-                                                   ".db");
+  const fs::path db =
+      fs::temp_directory_path() / ("gputune_faults_" + std::to_string(getpid()) + ".db");
   fs::remove(db);
 
   const auto start = std::chrono::steady_clock::now();

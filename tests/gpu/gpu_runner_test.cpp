@@ -11,9 +11,9 @@
 
 #include "compile/compiler.h"
 #include "gputune/error.h"
-#include "space/problem.h"
 #include "run/runner.h"
 #include "search/search.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "test_paths.h"
 

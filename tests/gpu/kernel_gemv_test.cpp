@@ -27,7 +27,8 @@ TEST(KernelGemv, RaggedSizesMatchCpuFloat64) {
     const auto x = random_floats(s.n, 2);
     std::vector<double> expected(s.m, 0.0);
     for (int i = 0; i < s.m; ++i)
-      for (int j = 0; j < s.n; ++j) expected[i] += double(a[static_cast<size_t>(i) * s.n + j]) * x[j];
+      for (int j = 0; j < s.n; ++j)
+        expected[i] += double(a[static_cast<size_t>(i) * s.n + j]) * x[j];
     for (const char* config : kConfigs) {
       const auto y = h.run(h.variant(config), {{"a", bytes_of(a)}, {"x", bytes_of(x)}}).at("y");
       const std::string where = std::to_string(s.m) + "x" + std::to_string(s.n) + " " + config;

@@ -36,8 +36,8 @@ TEST(KernelReduce, GenericTransformsLeaveResultsUnchanged) {
   if (gputune::list_gpus().empty()) GTEST_SKIP() << "no GPU";
   KernelHarness h("reduce", {{"n", "1000003"}});
   const auto x = random_floats(1000003, 5, 0.0f, 1.0f);
-  expect_transforms_preserve(h, h.variant("BLOCK=256 EPT=4 VEC=4 SHUFFLE=1"),
-                             {{"x", bytes_of(x)}}, "out", 1e-6);
+  expect_transforms_preserve(h, h.variant("BLOCK=256 EPT=4 VEC=4 SHUFFLE=1"), {{"x", bytes_of(x)}},
+                             "out", 1e-6);
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ TEST(KernelSgemm, RaggedSizesMatchCpuFloat64) {
   // a partial last K tile (260) or none (512).
   for (const Size s : {Size{1000, 1023, 257}, Size{129, 4099, 1001}, Size{1025, 67, 36},
                        Size{1000, 1028, 260}, Size{300, 516, 512}}) {
-    KernelHarness h("sgemm", {{"m", std::to_string(s.m)}, {"n", std::to_string(s.n)},
-                              {"k", std::to_string(s.k)}});
+    KernelHarness h(
+        "sgemm",
+        {{"m", std::to_string(s.m)}, {"n", std::to_string(s.n)}, {"k", std::to_string(s.k)}});
     const auto a = random_floats(static_cast<size_t>(s.m) * s.k, 1);
     const auto b = random_floats(static_cast<size_t>(s.k) * s.n, 2);
     std::vector<double> expected(static_cast<size_t>(s.m) * s.n, 0.0);

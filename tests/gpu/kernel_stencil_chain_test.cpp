@@ -37,8 +37,7 @@ std::vector<double> stencil_loop(const std::vector<double>& in, Size s) {
 TEST(KernelStencilChain, FusedAndUnfusedMatchThreeCpuFloat64Loops) {
   if (gputune::list_gpus().empty()) GTEST_SKIP() << "no GPU";
   for (const Size s : {Size{1000, 1023}, Size{4099, 33}, Size{31, 1000}, Size{5, 7}}) {
-    KernelHarness h("stencil_chain",
-                    {{"nx", std::to_string(s.nx)}, {"ny", std::to_string(s.ny)}});
+    KernelHarness h("stencil_chain", {{"nx", std::to_string(s.nx)}, {"ny", std::to_string(s.ny)}});
     const auto in = random_floats(static_cast<size_t>(s.nx) * s.ny, 9);
     std::vector<double> expected(in.begin(), in.end());
     for (int loop = 0; loop < 3; ++loop) expected = stencil_loop(expected, s);

@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "transforms/block_order.h"
-#include "run/cuda_driver.h"
 #include "compile/compiler.h"
-#include "space/problem.h"
+#include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/search.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "test_paths.h"
+#include "transforms/block_order.h"
 
 namespace gputune::test {
 
@@ -145,12 +145,31 @@ class KernelHarness {
       } else {
         const double value = v.scalar_arguments[s++];
         switch (arg.type) {
-          case ScalarType::kInt32: { const int32_t x = static_cast<int32_t>(value); std::memcpy(slot, &x, 4); break; }
-          case ScalarType::kUint32: { const uint32_t x = static_cast<uint32_t>(value); std::memcpy(slot, &x, 4); break; }
-          case ScalarType::kInt64: { const int64_t x = static_cast<int64_t>(value); std::memcpy(slot, &x, 8); break; }
-          case ScalarType::kFloat32: { const float x = static_cast<float>(value); std::memcpy(slot, &x, 4); break; }
-          case ScalarType::kFloat64: std::memcpy(slot, &value, 8); break;
-          default: throw std::runtime_error("unsupported scalar type for " + arg.name);
+          case ScalarType::kInt32: {
+            const int32_t x = static_cast<int32_t>(value);
+            std::memcpy(slot, &x, 4);
+            break;
+          }
+          case ScalarType::kUint32: {
+            const uint32_t x = static_cast<uint32_t>(value);
+            std::memcpy(slot, &x, 4);
+            break;
+          }
+          case ScalarType::kInt64: {
+            const int64_t x = static_cast<int64_t>(value);
+            std::memcpy(slot, &x, 8);
+            break;
+          }
+          case ScalarType::kFloat32: {
+            const float x = static_cast<float>(value);
+            std::memcpy(slot, &x, 4);
+            break;
+          }
+          case ScalarType::kFloat64:
+            std::memcpy(slot, &value, 8);
+            break;
+          default:
+            throw std::runtime_error("unsupported scalar type for " + arg.name);
         }
       }
     }
@@ -168,8 +187,8 @@ class KernelHarness {
         std::vector<void*> params;
         for (size_t a : l.arguments) params.push_back(&slots[a]);
         cuda::check(api.cuLaunchKernel(functions[l.kernel], l.grid[0], l.grid[1], l.grid[2],
-                                       l.block[0], l.block[1], l.block[2],
-                                       l.dynamic_shared_bytes, nullptr, params.data(), nullptr),
+                                       l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes,
+                                       nullptr, params.data(), nullptr),
                     "cuLaunchKernel");
       }
     }

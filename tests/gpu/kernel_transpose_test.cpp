@@ -25,7 +25,8 @@ TEST(KernelTranspose, RaggedSizesMatchCpu) {
     const auto in = random_floats(static_cast<size_t>(n) * n, n);
     std::vector<double> expected(in.size());
     for (int y = 0; y < n; ++y)
-      for (int x = 0; x < n; ++x) expected[static_cast<size_t>(x) * n + y] = in[static_cast<size_t>(y) * n + x];
+      for (int x = 0; x < n; ++x)
+        expected[static_cast<size_t>(x) * n + y] = in[static_cast<size_t>(y) * n + x];
     for (const char* config : kConfigs) {
       const auto out = h.run(h.variant(config), {{"in", bytes_of(in)}}).at("out");
       EXPECT_EQ(first_mismatch(out, expected, 0, 0), out.size()) << "n=" << n << " " << config;

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "space/problem.h"
 #include "run/runner.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "store/store.h"
 #include "support/run_gputune.h"
@@ -29,8 +29,8 @@ TEST(SearchEndToEnd, TransposeSpaceIsSearchedStoredAndNotMeasuredTwice) {
   std::string spec = gputune::test::source_dir() + "/spaces/transpose.yaml";
   // A ragged size: tiles of 16, 32 and 64 all leave partial tiles at the edges.
   std::string args = "search " + spec + " --set n=2000 --json --top 1000 --db " + db.string();
-  const int variants = static_cast<int>(
-      Problem(load_spec(spec, {{"n", "2000"}})).space().count_valid());
+  const int variants =
+      static_cast<int>(Problem(load_spec(spec, {{"n", "2000"}})).space().count_valid());
 
   CommandResult first = run_gputune(args);
   ASSERT_EQ(first.exit_code, 0) << first.out;

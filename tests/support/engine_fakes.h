@@ -18,14 +18,14 @@
 namespace gputune::testing {
 
 struct Script {
-  std::set<uint64_t> hang;           // never returns
-  std::set<uint64_t> abort;          // the worker process dies
-  std::set<uint64_t> sticky;         // kRuntimeError; later calls throw, as after an illegal address
-  std::set<uint64_t> wrong;          // kWrongAnswer
-  std::set<uint64_t> resource;       // kResourceExceeded
-  int sleep_ms = 0;                  // every variant takes this long
-  bool fail_start = false;           // the runner cannot be made (no GPU)
-  bool distinct_models = false;      // each ordinal is another GPU model
+  std::set<uint64_t> hang;       // never returns
+  std::set<uint64_t> abort;      // the worker process dies
+  std::set<uint64_t> sticky;     // kRuntimeError; later calls throw, as after an illegal address
+  std::set<uint64_t> wrong;      // kWrongAnswer
+  std::set<uint64_t> resource;   // kResourceExceeded
+  int sleep_ms = 0;              // every variant takes this long
+  bool fail_start = false;       // the runner cannot be made (no GPU)
+  bool distinct_models = false;  // each ordinal is another GPU model
 };
 
 inline double now_ms() {
@@ -109,8 +109,8 @@ class ScriptedRunner : public Runner {
     m.samples_ms = {t, t * 1.01, t * 0.99};
     m.check_ms = 1;
     m.time_ms = 2;
-    m.message = std::to_string(getpid()) + " " + std::to_string(start) + " " +
-                std::to_string(now_ms());
+    m.message =
+        std::to_string(getpid()) + " " + std::to_string(start) + " " + std::to_string(now_ms());
     return m;
   }
 

@@ -16,13 +16,13 @@
 #include "compile/compile_pool.h"
 #include "compile/compiler.h"
 #include "gputune/error.h"
-#include "space/problem.h"
+#include "gputune/spec.h"
 #include "process/process_runner.h"
 #include "replay/replay.h"
-#include "search/report.h"
 #include "run/runner.h"
+#include "search/report.h"
 #include "search/search.h"
-#include "gputune/spec.h"
+#include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
 #include "store/store.h"
@@ -123,8 +123,8 @@ ArgumentSpec& find_argument(Spec& spec, const std::string& name) {
     if (argument.name == name) return argument;
     names += (names.empty() ? "" : ", ") + argument.name;
   }
-  throw Error(ErrorCode::kUsage, spec.path + ": no argument '" + name + "'; expected one of: " +
-                                     names);
+  throw Error(ErrorCode::kUsage,
+              spec.path + ": no argument '" + name + "'; expected one of: " + names);
 }
 
 // The bytes of a C-contiguous buffer (a numpy array made contiguous by the Python layer).
@@ -133,14 +133,15 @@ SharedBytes buffer_bytes(const py::buffer& buffer, const std::string& what) {
   py::ssize_t expected_stride = info.itemsize;
   for (py::ssize_t d = info.ndim - 1; d >= 0; --d) {
     if (info.shape[d] > 1 && info.strides[d] != expected_stride) {
-      throw Error(ErrorCode::kUsage, what + ": the array is not C-contiguous; pass "
-                                            "numpy.ascontiguousarray(array)");
+      throw Error(ErrorCode::kUsage, what +
+                                         ": the array is not C-contiguous; pass "
+                                         "numpy.ascontiguousarray(array)");
     }
     expected_stride *= info.shape[d];
   }
   const auto* begin = static_cast<const unsigned char*>(info.ptr);
-  return std::make_shared<const std::vector<unsigned char>>(
-      begin, begin + info.size * info.itemsize);
+  return std::make_shared<const std::vector<unsigned char>>(begin,
+                                                            begin + info.size * info.itemsize);
 }
 
 void set_data(Spec& spec, const std::string& name, const py::buffer& buffer) {
@@ -157,8 +158,8 @@ void set_data(Spec& spec, const std::string& name, const py::buffer& buffer) {
 void set_reference(Spec& spec, const std::string& name, const py::buffer& buffer) {
   ArgumentSpec& argument = find_argument(spec, name);
   if (!argument.output) {
-    throw Error(ErrorCode::kUsage, "argument '" + name +
-                                       "' is not an output; a reference applies to outputs only");
+    throw Error(ErrorCode::kUsage,
+                "argument '" + name + "' is not an output; a reference applies to outputs only");
   }
   argument.reference = buffer_bytes(buffer, "reference for '" + name + "'");
 }
@@ -283,8 +284,8 @@ class PythonProgress {
 std::unique_ptr<CompilePool> make_compiler(size_t jobs, const std::string& cache) {
   std::shared_ptr<ModuleCache> modules;
   if (cache != "off") {
-    modules = std::make_shared<ModuleCache>(cache.empty() ? ModuleCache::default_directory()
-                                                          : cache);
+    modules =
+        std::make_shared<ModuleCache>(cache.empty() ? ModuleCache::default_directory() : cache);
   }
   return std::make_unique<CompilePool>(jobs, make_nvrtc_compiler, modules);
 }
@@ -372,9 +373,9 @@ py::dict search(const Spec& spec, const std::string& db, const std::string& stra
   }
   tracker.rethrow();
 
-  Report report = make_report(report_title(problem), result.device, result.copy_bandwidth_gbs,
-                              result.baseline, store->measured(result.workload),
-                              metrics_for(&problem));
+  Report report =
+      make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
+                  store->measured(result.workload), metrics_for(&problem));
   py::dict out;
   out["workload"] = result.workload;
   out["device"] = device_dict(result.device);
@@ -475,16 +476,16 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
   std::unique_ptr<Problem> problem;
   if (spec) problem = std::make_unique<Problem>(*spec);
   const double bandwidth = store->copy_bandwidth(summary->key.device).value_or(0);
-  Report report = make_report(summary->key.spec_path, summary->key.device, bandwidth,
-                              summary->baseline, store->measured(workload),
-                              metrics_for(problem.get()));
+  Report report =
+      make_report(summary->key.spec_path, summary->key.device, bandwidth, summary->baseline,
+                  store->measured(workload), metrics_for(problem.get()));
   py::dict out;
   out["workload"] = workload;
   out["summary"] = summary_dict(*summary);
   out["device"] = device_dict(summary->key.device);
   out["copy_bandwidth_gbs"] = bandwidth;
-  out["baseline"] = summary->baseline ? py::object(measurement_dict(*summary->baseline))
-                                      : py::object(py::none());
+  out["baseline"] =
+      summary->baseline ? py::object(measurement_dict(*summary->baseline)) : py::object(py::none());
   out["rows"] = report_rows(report);
   out["history"] = history_list(store->attempts(workload));
   if (problem) {
@@ -524,9 +525,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("load_spec", &load_spec, py::arg("path"), py::arg("overrides") = Overrides{});
   m.def("parse_spec", &parse_spec, py::arg("text"), py::arg("path"),
         py::arg("overrides") = Overrides{});
-  m.def("recording_spec", [](const std::string& path) {
-    return recording_problem(load_recording(path)).spec();
-  }, py::arg("path"));
+  m.def(
+      "recording_spec",
+      [](const std::string& path) { return recording_problem(load_recording(path)).spec(); },
+      py::arg("path"));
   m.def("search", &search, py::arg("spec"), py::arg("db"), py::arg("strategy") = "",
         py::arg("budget_evaluations") = py::none(), py::arg("budget_seconds") = py::none(),
         py::arg("seed") = py::none(), py::arg("force") = false,
@@ -538,10 +540,13 @@ PYBIND11_MODULE(_core, m) {
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
-  m.def("export_recording", [](const std::string& db, int64_t workload, const std::string& path) {
-    auto store = open_existing(db);
-    export_recording(*store, workload, path);
-  }, py::arg("db"), py::arg("workload"), py::arg("path"));
+  m.def(
+      "export_recording",
+      [](const std::string& db, int64_t workload, const std::string& path) {
+        auto store = open_existing(db);
+        export_recording(*store, workload, path);
+      },
+      py::arg("db"), py::arg("workload"), py::arg("path"));
   m.def("parse_budget", [](const std::string& text) -> py::object {
     int64_t evaluations = 0;
     double seconds = 0;

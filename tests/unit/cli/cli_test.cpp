@@ -8,12 +8,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "space/problem.h"
 #include "replay/replay.h"
 #include "run/runner.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
-#include "support/synthetic_recording.h"
 #include "support/run_gputune.h"
+#include "support/synthetic_recording.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -100,10 +100,11 @@ TEST(Cli, SetTakesSeveralAssignmentsSeparatedByCommas) {
   if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
   // Both values are read (a comma inside max(...) is not a separator), so the search gets as
   // far as looking for a GPU.
-  CommandResult both = run_gputune(
-      "search stencil --set 'nx=1000,ny=max(2, 3)' --db /tmp/gputune_cli_set.db");
+  CommandResult both =
+      run_gputune("search stencil --set 'nx=1000,ny=max(2, 3)' --db /tmp/gputune_cli_set.db");
   EXPECT_EQ(both.exit_code, 69) << both.err;
-  CommandResult unknown = run_gputune("search stencil --set nx=1000,nz=3 --db /tmp/gputune_cli_set.db");
+  CommandResult unknown =
+      run_gputune("search stencil --set nx=1000,nz=3 --db /tmp/gputune_cli_set.db");
   EXPECT_EQ(unknown.exit_code, 64);
   EXPECT_TRUE(contains(unknown.err, "--set nz=3: 'nz' is not a problem value")) << unknown.err;
 }

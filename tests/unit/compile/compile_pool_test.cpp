@@ -47,8 +47,8 @@ std::map<uint64_t, CompiledKernel> drain(CompilePool& pool) {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("gputune_pool_test_" + std::to_string(getpid()) + "_" +
-                                         std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("gputune_pool_test_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -66,8 +66,7 @@ TEST(CompilePool, ParallelResultsEqualSequentialOnes) {
   for (int i = 0; i < 24; ++i) job_of[pool.submit(request(i, i % 5 == 0 ? "-DFAIL=1" : ""))] = i;
   const auto start = std::chrono::steady_clock::now();
   auto results = drain(pool);
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(results.size(), 24u);
   ScriptedCompiler sequential;
   for (auto& [ticket, kernel] : results) {

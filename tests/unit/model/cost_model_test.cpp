@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <random>
 
-#include "model/features.h"
 #include "gputune/error.h"
+#include "model/features.h"
 #include "spec/spec_loader.h"
 #include "support/synthetic_recording.h"
 
@@ -129,10 +129,10 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(Geometry, ResidentBlocksFollowRegistersSharedMemoryAndThreads) {
-  EXPECT_EQ(resident_blocks({128, 0, 0, 256}), 2);       // 128 x 256 registers of 65536
-  EXPECT_EQ(resident_blocks({95, 0, 0, 256}), 2);        // 96 a thread after rounding
-  EXPECT_EQ(resident_blocks({0, 0, 0, 256}), 8);         // not compiled: the thread limit
-  EXPECT_EQ(resident_blocks({32, 0, 0, 64}), 32);        // the block limit
+  EXPECT_EQ(resident_blocks({128, 0, 0, 256}), 2);  // 128 x 256 registers of 65536
+  EXPECT_EQ(resident_blocks({95, 0, 0, 256}), 2);   // 96 a thread after rounding
+  EXPECT_EQ(resident_blocks({0, 0, 0, 256}), 8);    // not compiled: the thread limit
+  EXPECT_EQ(resident_blocks({32, 0, 0, 64}), 32);   // the block limit
   EXPECT_EQ(resident_blocks({32, 60 * 1024, 0, 256}), 3);
   EXPECT_EQ(resident_blocks({32, 60 * 1024, 0, 256}, 60 * 1024), 1);  // dynamic counts too
   EXPECT_EQ(resident_blocks({32, 300 * 1024, 0, 256}), 1);  // never 0 for a launchable block
@@ -145,11 +145,11 @@ TEST(Geometry, WavesTailAndFillAcrossSmCounts) {
   const LaunchShape shape{256, 256, 0};
   const ResourceUsage registers{128, 0, 0, 0};
   std::vector<double> h200 = geometry_features(shape, &registers, 132);
-  EXPECT_DOUBLE_EQ(h200[0], 8);                   // log2 threads
-  EXPECT_DOUBLE_EQ(h200[1], 8);                   // log2 blocks
-  EXPECT_DOUBLE_EQ(h200[2], 0.25);                // 2 x 256 of 2048 threads
+  EXPECT_DOUBLE_EQ(h200[0], 8);     // log2 threads
+  EXPECT_DOUBLE_EQ(h200[1], 8);     // log2 blocks
+  EXPECT_DOUBLE_EQ(h200[2], 0.25);  // 2 x 256 of 2048 threads
   EXPECT_NEAR(h200[3], std::log2(256.0 / 264), 1e-12);
-  EXPECT_NEAR(h200[4], 256.0 / 264, 1e-12);       // one wave, nearly full
+  EXPECT_NEAR(h200[4], 256.0 / 264, 1e-12);  // one wave, nearly full
   EXPECT_DOUBLE_EQ(h200[5], 1);
   // 114 SMs: 1.12 waves, the second almost empty.
   std::vector<double> fewer = geometry_features(shape, &registers, 114);

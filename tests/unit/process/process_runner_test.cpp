@@ -16,10 +16,10 @@
 namespace gputune {
 namespace {
 
-using testing::Script;
-using testing::ScriptedRunner;
 using testing::quick_watchdog;
+using testing::Script;
 using testing::scripted;
+using testing::ScriptedRunner;
 
 Candidate candidate(uint64_t index) {
   Candidate c;
@@ -97,8 +97,8 @@ TEST(ProcessRunner, StickyErrorIsTheVariantsAndTheWorkerIsReplaced) {
   script.resource = {5};
   ProcessRunner runner({0}, scripted(script), quick_watchdog());
   runner.set_reference(candidate(0));
-  auto results = runner.run({candidate(1), candidate(2), candidate(3), candidate(4),
-                             candidate(5), candidate(6)});
+  auto results = runner.run(
+      {candidate(1), candidate(2), candidate(3), candidate(4), candidate(5), candidate(6)});
   ASSERT_EQ(results.size(), 6u);
   EXPECT_EQ(results[0].status, Status::kOk);
   EXPECT_EQ(results[1].status, Status::kRuntimeError);

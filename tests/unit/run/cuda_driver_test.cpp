@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "gputune/error.h"
-#include "space/problem.h"
 #include "run/runner.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "test_paths.h"
 

@@ -23,11 +23,11 @@ namespace gputune {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::quick_watchdog;
 using testing::Script;
+using testing::scripted;
 using testing::ScriptedCompiler;
 using testing::ScriptedRunner;
-using testing::quick_watchdog;
-using testing::scripted;
 
 std::string sql_text(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;

@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <set>
 
 #include "gputune/error.h"
-#include "spec/spec_loader.h"
 #include "search/prior.h"
+#include "spec/spec_loader.h"
 #include "support/fakes.h"
 
 namespace gputune {
@@ -118,8 +118,8 @@ TEST_F(SearchTest, BudgetCountsEvaluationsIncludingReusedOnes) {
   // search measured as its reference.
   std::set<uint64_t> first_five;
   for (const auto& m : first.evaluated) first_five.insert(m.config_index);
-  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(second.evaluated[i].config_index,
-                                           first.evaluated[i].config_index);
+  for (size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(second.evaluated[i].config_index, first.evaluated[i].config_index);
   EXPECT_GE(second.record.reused, 5);
   EXPECT_EQ(second.record.reused + second.record.evaluated, 8);
   for (auto index : runner2.ran) EXPECT_EQ(first_five.count(index), 0u);

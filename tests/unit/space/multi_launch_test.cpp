@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "gputune/error.h"
+#include "process/ipc.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
-#include "process/ipc.h"
 
 namespace gputune {
 namespace {
@@ -148,7 +148,10 @@ TEST_F(MultiLaunchTest, ASingleLaunchSpecIsOneLaunchOfEveryArgument) {
                        {8, "launch:"},
                        {9, "  block: [T]"},
                        {10, "  grid: [n / T]"},
-                       {11, "#"}, {12, "#"}, {13, "#"}, {14, "#"}});
+                       {11, "#"},
+                       {12, "#"},
+                       {13, "#"},
+                       {14, "#"}});
   ASSERT_EQ(s.launches.size(), 1u);
   EXPECT_EQ(s.launches[0].kernel_name.text, "fused");
   EXPECT_EQ(s.launches[0].arguments, (std::vector<size_t>{0, 1, 2, 3}));
@@ -160,8 +163,9 @@ TEST_F(MultiLaunchTest, ALaunchWithoutAKernelTakesTheSpecsKernel) {
                        {9, "  - {when: FUSED == 0, arguments: [tmp, in, n],"}});
   EXPECT_EQ(s.kernel_name.text, "fused");
   EXPECT_EQ(s.launches[0].kernel_name.text, "fused");
-  EXPECT_NE(error([&] { spec({{9, "  - {when: FUSED == 0, arguments: [tmp, in, n],"}}); })
-                .find("9:5: launch 1 has no 'kernel' and the spec's kernel has no name"),
+  EXPECT_NE(error([&] {
+              spec({{9, "  - {when: FUSED == 0, arguments: [tmp, in, n],"}});
+            }).find("9:5: launch 1 has no 'kernel' and the spec's kernel has no name"),
             std::string::npos);
 }
 
@@ -171,13 +175,15 @@ TEST_F(MultiLaunchTest, KernelsMayComeFromHeadersTheSourceIncludes) {
                                            << "__global__ void from_header(float* a) {}\n";
   std::ofstream(dir_ / "lib" / "more.cuh") << "__global__ void from_nested(float* a) {}\n";
   std::ofstream(dir_ / "k.cu") << "#include \"lib/step.cuh\"\n" << kKernel;
-  const Spec s = spec({{13, "  - {kernel: from_nested, when: FUSED == 1, arguments: [out],"},
-                       {11, "  - {kernel: from_header, when: FUSED == 0, arguments: [out, tmp, n],"}});
+  const Spec s =
+      spec({{13, "  - {kernel: from_nested, when: FUSED == 1, arguments: [out],"},
+            {11, "  - {kernel: from_header, when: FUSED == 0, arguments: [out, tmp, n],"}});
   EXPECT_EQ(s.kernel_name.text, "step<T> + from_header + from_nested");
   // A header's edit changes what modules are compiled from, not the kernel's identity.
   std::ofstream(dir_ / "lib" / "more.cuh", std::ios::app) << "// edited\n";
-  const Spec edited = spec({{13, "  - {kernel: from_nested, when: FUSED == 1, arguments: [out],"},
-                            {11, "  - {kernel: from_header, when: FUSED == 0, arguments: [out, tmp, n],"}});
+  const Spec edited =
+      spec({{13, "  - {kernel: from_nested, when: FUSED == 1, arguments: [out],"},
+            {11, "  - {kernel: from_header, when: FUSED == 0, arguments: [out, tmp, n],"}});
   EXPECT_NE(edited.headers_hash, s.headers_hash);
   EXPECT_EQ(edited.source_hash(), s.source_hash());
 }
@@ -188,7 +194,9 @@ TEST_F(MultiLaunchTest, ErrorsSayWhereAndWhat) {
             }),
             "9:55: launch 1 passes 'tpm', which is not an argument (did you mean 'tmp'?); "
             "expected one of: out, in, tmp, n");
-  EXPECT_EQ(error([&] { spec({{13, "  - {kernel: fussed, when: FUSED == 1, arguments: [out, in, n],"}}); }),
+  EXPECT_EQ(error([&] {
+              spec({{13, "  - {kernel: fussed, when: FUSED == 1, arguments: [out, in, n],"}});
+            }),
             "13:14: kernel 'fussed' is not a __global__ function of k.cu (did you mean "
             "'fused'?); expected one of: step, fused");
   const std::string undefined = error([&] {
@@ -198,22 +206,29 @@ TEST_F(MultiLaunchTest, ErrorsSayWhereAndWhat) {
             std::string::npos)
       << undefined;
   EXPECT_EQ(error([&] {
-              spec({{7, "  - {name: n, type: int32, value: n}\n  - {name: extra, type: int32, "
-                        "value: 2}"}});
+              spec({{7,
+                     "  - {name: n, type: int32, value: n}\n  - {name: extra, type: int32, "
+                     "value: 2}"}});
             }),
             "8:5: argument 'extra' is passed to no launch; expected every argument in some "
             "launch's arguments");
-  EXPECT_NE(error([&] { spec({{6, "  - {name: tmp, type: float32, count: n, scratch: true, "
-                                  "output: true}"}}); })
-                .find("is both an output and scratch"),
+  EXPECT_NE(error([&] {
+              spec({{6,
+                     "  - {name: tmp, type: float32, count: n, scratch: true, "
+                     "output: true}"}});
+            }).find("is both an output and scratch"),
             std::string::npos);
-  EXPECT_NE(error([&] { spec({{6, "  - {name: tmp, type: float32, count: n, scratch: true, "
-                                  "fill: zeros}"}}); })
-                .find("'tmp' is scratch, which gets no fill"),
+  EXPECT_NE(error([&] {
+              spec({{6,
+                     "  - {name: tmp, type: float32, count: n, scratch: true, "
+                     "fill: zeros}"}});
+            }).find("'tmp' is scratch, which gets no fill"),
             std::string::npos);
-  EXPECT_NE(error([&] { spec({{15, "launch: {block: [1], grid: [1]}"}, {16, "parameters:"},
-                              {17, "  FUSED: [0, 1]\n  T: [32, 64]"}}); })
-                .find("the spec has both 'launch' and 'launches'"),
+  EXPECT_NE(error([&] {
+              spec({{15, "launch: {block: [1], grid: [1]}"},
+                    {16, "parameters:"},
+                    {17, "  FUSED: [0, 1]\n  T: [32, 64]"}});
+            }).find("the spec has both 'launch' and 'launches'"),
             std::string::npos);
 }
 

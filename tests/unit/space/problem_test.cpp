@@ -147,10 +147,9 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   EXPECT_EQ(v.kernel_name_expressions, (std::vector<std::string>{"transpose<64, 1>"}));
   // The kernel's folder is on the include path, for "gputune.cuh" and the like.
   const std::string include = "--include-path=" + include_dir();
-  EXPECT_EQ(v.compile_options,
-            (std::vector<std::string>{"-DTILE=64", "-DPAD=1", "-DMERGE=2",
-                                      "--extra-device-vectorization", include,
-                                      "--maxrregcount=64", "--use_fast_math"}));
+  EXPECT_EQ(v.compile_options, (std::vector<std::string>{"-DTILE=64", "-DPAD=1", "-DMERGE=2",
+                                                         "--extra-device-vectorization", include,
+                                                         "--maxrregcount=64", "--use_fast_math"}));
   EXPECT_NE(v.prelude.find("#define blockIdx"), std::string::npos);
   ASSERT_EQ(v.launches.size(), 1u);
   EXPECT_EQ(v.launches[0].kernel, 0u);
@@ -165,9 +164,9 @@ TEST_F(ProblemTest, VariantSubstitutesTemplateArgumentsAndOptions) {
   const Variant first = problem.variant(0);  // TILE=16 PAD=0 MERGE=1 row 0 0
   EXPECT_EQ(first.kernel_name_expressions, (std::vector<std::string>{"transpose<16, 0>"}));
   EXPECT_EQ(first.prelude, "");
-  EXPECT_EQ(first.compile_options, (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
-                                                             "--extra-device-vectorization",
-                                                             include}));
+  EXPECT_EQ(first.compile_options,
+            (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
+                                      "--extra-device-vectorization", include}));
   EXPECT_EQ(first.launches.at(0).grid, (std::array<uint32_t, 3>{63, 63, 1}));
   EXPECT_EQ(first.scalar_arguments, (std::vector<double>{1000, 0.25}));
 }

@@ -10,8 +10,8 @@
 
 #include "compile/compile_pool.h"
 #include "compile/compiler.h"
-#include "space/problem.h"
 #include "search/search.h"
+#include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
 
@@ -41,7 +41,8 @@ TEST_P(ShippedSpace, EveryVariantCompilesForSm90) {
     if (m.status == Status::kOk) continue;
     if (++failed <= 3) {
       ADD_FAILURE() << GetParam() << " " << problem.space().describe(m.config_index)
-                    << " does not compile:\n" << m.message;
+                    << " does not compile:\n"
+                    << m.message;
     }
   }
   EXPECT_EQ(failed, 0u) << GetParam() << ": " << failed << " of " << results.size()

@@ -10,10 +10,10 @@
 #include <set>
 #include <unordered_map>
 
-#include "strategy/model_strategy.h"
-#include "replay/replay.h"
-#include "strategy/strategy.h"
 #include "model/features.h"
+#include "replay/replay.h"
+#include "strategy/model_strategy.h"
+#include "strategy/strategy.h"
 #include "support/synthetic_recording.h"
 
 namespace gputune {
@@ -188,10 +188,10 @@ TEST_F(SyntheticSpaceTest, ModelGuidedBeatsRandomAndPriorDataHelps) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::cout << "evaluations to 95% (median of 15 seeds, synthetic space): random "
-            << median(random) << ", model " << median(model) << ", model with prior "
-            << median(warm) << "; model step " << total_ms / std::max<size_t>(steps, 1)
-            << " ms mean, " << max_ms << " ms max\n";
+  std::cout << "evaluations to 95% (median of 15 seeds, synthetic space): random " << median(random)
+            << ", model " << median(model) << ", model with prior " << median(warm)
+            << "; model step " << total_ms / std::max<size_t>(steps, 1) << " ms mean, " << max_ms
+            << " ms max\n";
   EXPECT_LT(median(model), median(random));
   EXPECT_LE(median(warm), 15u);
   EXPECT_LE(median(warm), median(model));
@@ -285,19 +285,22 @@ TEST(ModelStrategy, StepsStayFastOnTenThousandConfigs) {
   ASSERT_EQ(space.count_valid(), 10000u);
   ModelStrategy strategy(3);
   strategy.start(space, {});
-  drive(strategy, [&](uint64_t index) {
-    auto v = space.values(index);
-    double t = 1;
-    for (size_t d = 0; d < v.size(); ++d) t += std::pow(v[d].as_number() - 3.0 - d, 2) / 10;
-    Measurement m;
-    m.config_index = index;
-    m.samples_ms = {t};
-    return m;
-  }, 4, 200);
+  drive(
+      strategy,
+      [&](uint64_t index) {
+        auto v = space.values(index);
+        double t = 1;
+        for (size_t d = 0; d < v.size(); ++d) t += std::pow(v[d].as_number() - 3.0 - d, 2) / 10;
+        Measurement m;
+        m.config_index = index;
+        m.samples_ms = {t};
+        return m;
+      },
+      4, 200);
   const ModelStrategyStats& stats = strategy.stats();
   const double mean = stats.total_ms / std::max<size_t>(stats.model_steps, 1);
-  std::cout << "10k configs, 200 evaluations: " << stats.model_steps << " model steps, "
-            << mean << " ms mean, " << stats.max_ms << " ms max\n";
+  std::cout << "10k configs, 200 evaluations: " << stats.model_steps << " model steps, " << mean
+            << " ms mean, " << stats.max_ms << " ms max\n";
   EXPECT_LT(mean, 50.0);
 }
 

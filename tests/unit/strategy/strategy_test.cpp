@@ -3,8 +3,8 @@
 #include <set>
 
 #include "gputune/error.h"
-#include "strategy/strategy.h"
 #include "strategy/permutation.h"
+#include "strategy/strategy.h"
 
 namespace gputune {
 namespace {
