@@ -12,6 +12,7 @@
 #include <map>
 
 #include "ceilings.h"
+#include "compile/output_checker.h"
 #include "core/expression.h"
 #include "gputune/error.h"
 #include "search/report.h"
@@ -132,7 +133,8 @@ int main(int argc, char** argv) {
       Problem problem(load_spec(t.spec, t.set));
       row.problem = config_text(problem.problem_json());
       std::fprintf(stderr, "tuning %s %s...\n", t.spec.c_str(), row.problem.c_str());
-      auto runner = make_gpu_runner(problem, gpu.ordinal, TimingOptions{});
+      auto runner = make_gpu_runner(problem, gpu.ordinal, TimingOptions{},
+                                    compile_output_checkers(problem.spec(), *compiler, gpu.arch()));
       SearchResult result = run_search(problem, *runner, *compiler, *store, SearchOptions{});
       const Measurement* best = nullptr;
       const Measurement* best_of_subspace = nullptr;

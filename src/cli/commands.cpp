@@ -313,7 +313,7 @@ int search_command(const std::vector<std::string>& args) {
   if (watchdog.floor_s <= 0 || watchdog.factor <= 0) {
     throw Error(ErrorCode::kUsage, "--timeout-floor and --timeout-factor must be positive");
   }
-  auto runner = make_process_runner(problem, device_ordinals(vm), timing, watchdog);
+  auto runner = make_process_runner(problem, device_ordinals(vm), timing, *compiler, watchdog);
   auto store = open_sqlite_store(vm["db"].as<std::string>());
   return run_and_report(problem, *runner, *compiler, *store, search, vm);
 }

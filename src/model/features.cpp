@@ -18,23 +18,12 @@ bool is_power_of_two(double v) {
   return (i & (i - 1)) == 0;
 }
 
-// Hopper (sm_90) per-SM limits; other GPUs differ a little, which a feature tolerates.
-constexpr int kSmRegisters = 65536, kSmThreads = 2048, kSmBlocks = 32;
-constexpr int kSmSharedBytes = 233472, kSharedPerBlockReserve = 1024;
-
 }  // namespace
 
-int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes) {
-  const int threads = usage.threads_per_block > 0 ? usage.threads_per_block : 256;
-  const int warps = (threads + 31) / 32;
-  int blocks = std::min(kSmBlocks, kSmThreads / (warps * 32));
-  if (usage.registers > 0) {
-    const int registers_per_warp = ((usage.registers * 32 + 255) / 256) * 256;
-    blocks = std::min(blocks, kSmRegisters / (registers_per_warp * warps));
-  }
-  const int shared = std::max(usage.shared_bytes, 0) + std::max(dynamic_shared_bytes, 0);
-  if (shared > 0) blocks = std::min(blocks, kSmSharedBytes / (shared + kSharedPerBlockReserve));
-  return std::max(blocks, 1);
+int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes, const SmLimits& limits) {
+  const BlockUsage block{usage.threads_per_block, usage.registers,
+                         std::max(usage.shared_bytes, 0) + std::max(dynamic_shared_bytes, 0)};
+  return std::max(resident_blocks(block, limits), 1);
 }
 
 // Several launches count as one: their blocks summed, the largest block and shared memory.
@@ -95,17 +84,20 @@ const std::vector<std::string>& geometry_feature_names() {
 }
 
 std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUsage* resources,
-                                      int sm_count) {
+                                      int sm_count, const SmLimits& limits) {
   ResourceUsage usage = resources ? *resources : ResourceUsage{};
   const double threads = std::max(shape.threads_per_block, 1.0);
   usage.threads_per_block = static_cast<int>(threads);
-  const int resident = resident_blocks(usage, static_cast<int>(shape.dynamic_shared_bytes));
+  const int resident = resident_blocks(usage, static_cast<int>(shape.dynamic_shared_bytes), limits);
   const double blocks = std::max(shape.blocks, 1.0);
   const double sms = std::max(sm_count, 1);
   const double waves = blocks / (sms * resident);
-  return {
-      std::log2(threads), std::log2(blocks),        std::min(1.0, resident * threads / kSmThreads),
-      std::log2(waves),   waves / std::ceil(waves), std::min(1.0, blocks / sms)};
+  return {std::log2(threads),
+          std::log2(blocks),
+          std::min(1.0, resident * threads / limits.threads),
+          std::log2(waves),
+          waves / std::ceil(waves),
+          std::min(1.0, blocks / sms)};
 }
 
 std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::string& config_json) {
@@ -131,18 +123,8 @@ std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::str
   return space.encode(digits);
 }
 
-double occupancy_estimate(const ResourceUsage& usage) {
-  constexpr int kRegisters = kSmRegisters, kThreads = kSmThreads, kBlocks = kSmBlocks;
-  constexpr int kSharedBytes = kSmSharedBytes;
-  const int threads = usage.threads_per_block > 0 ? usage.threads_per_block : 256;
-  const int warps = (threads + 31) / 32;
-  const int registers_per_warp = ((std::max(usage.registers, 1) * 32 + 255) / 256) * 256;
-  int blocks = std::min(kBlocks, kThreads / (warps * 32));
-  blocks = std::min(blocks, kRegisters / (registers_per_warp * warps));
-  if (usage.shared_bytes > 0) {
-    blocks = std::min(blocks, kSharedBytes / (usage.shared_bytes + kSharedPerBlockReserve));
-  }
-  return std::max(blocks, 0) * warps * 32.0 / kThreads;
+double occupancy_estimate(const ResourceUsage& usage, const SmLimits& limits) {
+  return warp_occupancy({usage.threads_per_block, usage.registers, usage.shared_bytes}, limits);
 }
 
 double problem_feature(double value) { return value > 0 ? std::log2(value) : value; }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/occupancy.h"
 #include "space/problem.h"
 #include "space/search_space.h"
 #include "strategy/strategy.h"
@@ -16,14 +17,17 @@ struct ResourceUsage {
   int threads_per_block = 0;  // 0: unknown, taken as 256
 };
 
-// Blocks of a variant that one SM holds at once, from its registers, shared memory (static
-// and dynamic) and block size, with Hopper's per-SM limits; at least 1 for a launchable block.
+// Blocks of a variant that one SM holds at once (core/occupancy.h), from its registers, shared
+// memory (static and dynamic) and block size; at least 1 for a launchable block. `limits`: the
+// GPU's (sm_limits(device)); sm_90's where the GPU is not known.
 // Registers 0 (not compiled yet) count as unknown: only the thread and shared limits apply.
-int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes = 0);
+int resident_blocks(const ResourceUsage& usage, int dynamic_shared_bytes = 0,
+                    const SmLimits& limits = documented_sm_limits(9, 0));
 
 // Fraction of an SM's warp slots that a variant's blocks can fill, from its registers, shared
-// memory and block size, with Hopper's per-SM limits.
-double occupancy_estimate(const ResourceUsage& usage);
+// memory and block size (core/occupancy.h).
+double occupancy_estimate(const ResourceUsage& usage,
+                          const SmLimits& limits = documented_sm_limits(9, 0));
 
 // Turns configs into model features. Columns: one per numeric dimension (log2 when every
 // value of the dimension is a positive power of two, else the raw value), one per value of a
@@ -79,9 +83,10 @@ LaunchOf launch_of(const Spec& spec);
 // Launch-geometry features of one config at one workload: they say how the config's blocks
 // fill the GPU at that problem size, which is what carries across sizes (a tile that leaves
 // half the SMs idle at a small size fills them at a large one). `resources` may be null
-// (not compiled anywhere yet); sm_count > 0.
+// (not compiled anywhere yet); sm_count > 0; `limits` as for resident_blocks.
 std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUsage* resources,
-                                      int sm_count);
+                                      int sm_count,
+                                      const SmLimits& limits = documented_sm_limits(9, 0));
 const std::vector<std::string>& geometry_feature_names();
 
 // The index of a config given as JSON in `space`; nullopt when a value is not in the space.

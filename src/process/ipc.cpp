@@ -148,6 +148,9 @@ std::vector<double> Reader::doubles() {
 void put(Writer& w, const DeviceInfo& d) {
   w.i64(d.ordinal).str(d.name).str(d.uuid).i64(d.cc_major).i64(d.cc_minor).i64(d.sm_count);
   w.i64(d.l2_bytes).i64(d.memory_bytes).i64(d.driver_version);
+  const SmLimits& sm = d.sm_limits;
+  w.i64(sm.registers).i64(sm.threads).i64(sm.blocks).i64(sm.shared_bytes);
+  w.i64(sm.reserved_shared_bytes_per_block).i64(sm.register_granularity);
 }
 void get(Reader& r, DeviceInfo* d) {
   d->ordinal = static_cast<int>(r.i64());
@@ -159,6 +162,11 @@ void get(Reader& r, DeviceInfo* d) {
   d->l2_bytes = r.i64();
   d->memory_bytes = r.i64();
   d->driver_version = static_cast<int>(r.i64());
+  SmLimits& sm = d->sm_limits;
+  for (int* limit : {&sm.registers, &sm.threads, &sm.blocks, &sm.shared_bytes,
+                     &sm.reserved_shared_bytes_per_block, &sm.register_granularity}) {
+    *limit = static_cast<int>(r.i64());
+  }
 }
 
 void put(Writer& w, const CompileRequest& q) {

@@ -525,13 +525,21 @@ std::vector<int> ProcessRunner::worker_pids() const {
 
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
-                                                   const TimingOptions& timing,
+                                                   const TimingOptions& timing, Compiler& compiler,
                                                    WatchdogOptions watchdog) {
   watchdog.timing_s = timing.max_seconds + timing.warmup_ms / 1e3;
+  OutputCheckers checkers;
+  for (const DeviceInfo& gpu : list_gpus()) {
+    // GPUs of one search are identical; an ordinal not listed fails in its worker (kNoGpu).
+    if (!ordinals.empty() && gpu.ordinal == ordinals.front()) {
+      checkers = compile_output_checkers(problem.spec(), compiler, gpu.arch());
+    }
+  }
   const Problem* p = &problem;
   return std::make_unique<ProcessRunner>(
       std::move(ordinals),
-      [p, timing](int ordinal) { return make_gpu_runner(*p, ordinal, timing); }, watchdog);
+      [p, timing, checkers](int ordinal) { return make_gpu_runner(*p, ordinal, timing, checkers); },
+      watchdog);
 }
 
 }  // namespace gputune

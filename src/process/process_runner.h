@@ -75,9 +75,12 @@ class ProcessRunner : public AsyncRunner {
   std::unique_ptr<Impl> impl_;
 };
 
+// Workers holding make_gpu_runner. The output checkers are compiled first by `compiler` (the
+// search's pool) for the GPUs' architecture and handed to every worker; one that does not
+// compile is an Error.
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
-                                                   const TimingOptions& timing,
+                                                   const TimingOptions& timing, Compiler& compiler,
                                                    WatchdogOptions watchdog = {});
 
 }  // namespace gputune

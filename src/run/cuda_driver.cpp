@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <utility>
@@ -159,6 +160,27 @@ DeviceInfo query_device(int ordinal) {
   check(a.cuDeviceTotalMem(&memory, device), "cuDeviceTotalMem");
   info.memory_bytes = static_cast<int64_t>(memory);
   check(a.cuDriverGetVersion(&info.driver_version), "cuDriverGetVersion");
+  SmLimits& sm = info.sm_limits;
+  sm.registers = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  sm.threads = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  sm.blocks = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  sm.shared_bytes = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  sm.reserved_shared_bytes_per_block =
+      attribute(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+  // The register allocation unit is not a driver attribute: left to the capability's table.
+  return info;
+}
+
+bool loaded_in_process() {
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (driver == nullptr) return false;
+  dlclose(driver);
+  return true;
+}
+
+MemoryInfo memory_info() {
+  MemoryInfo info;
+  check(api().cuMemGetInfo(&info.free_bytes, &info.total_bytes), "cuMemGetInfo");
   return info;
 }
 
@@ -229,6 +251,20 @@ void DeviceBuffer::fill_bytes(unsigned char value) const {
   if (bytes_ > 0) check(api().cuMemsetD8(pointer_, value, bytes_), "cuMemsetD8");
 }
 
+void DeviceBuffer::fill_words_async(uint32_t value, const Stream& stream) const {
+  if (bytes_ >= 4) {
+    check(api().cuMemsetD32Async(pointer_, value, bytes_ / 4, stream.get()), "cuMemsetD32Async");
+  }
+}
+
+void DeviceBuffer::copy_from_async(const DeviceBuffer& source, const Stream& stream) const {
+  const size_t bytes = std::min(bytes_, source.bytes_);
+  if (bytes > 0) {
+    check(api().cuMemcpyDtoDAsync(pointer_, source.pointer_, bytes, stream.get()),
+          "cuMemcpyDtoDAsync");
+  }
+}
+
 CUresult Module::load(const std::string& image, Module* out) {
   CUmodule module = nullptr;
   const CUresult result = api().cuModuleLoadData(&module, image.data());
@@ -266,8 +302,8 @@ Stream::~Stream() {
   if (stream_ != nullptr) api().cuStreamDestroy(stream_);
 }
 
-void Stream::synchronize() const {
-  check(api().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+void Stream::synchronize(const char* what) const {
+  check(api().cuStreamSynchronize(stream_), what);
 }
 
 Event::Event() { check(api().cuEventCreate(&event_, CU_EVENT_DEFAULT), "cuEventCreate"); }
@@ -286,6 +322,26 @@ float elapsed_ms(const Event& start, const Event& stop) {
   float ms = 0;
   check(api().cuEventElapsedTime(&ms, start.get(), stop.get()), "cuEventElapsedTime");
   return ms;
+}
+
+int function_attribute(CUfunction function, CUfunction_attribute attribute) {
+  int value = 0;
+  check(try_function_attribute(function, attribute, &value), "cuFuncGetAttribute");
+  return value;
+}
+
+CUresult try_function_attribute(CUfunction function, CUfunction_attribute attribute, int* value) {
+  return api().cuFuncGetAttribute(value, attribute, function);
+}
+
+CUresult set_function_attribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  return api().cuFuncSetAttribute(function, attribute, value);
+}
+
+CUresult launch(CUfunction function, const Dim3& grid, const Dim3& block, uint32_t shared_bytes,
+                const Stream& stream, void** params) {
+  return api().cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                              shared_bytes, stream.get(), params, nullptr);
 }
 
 }  // namespace gputune::cuda

@@ -3,7 +3,9 @@
 // binary starts, compiles and replays on a machine without a driver.
 #include <cuda.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "gputune/device.h"
@@ -58,7 +60,15 @@ class CudaError : public Error {
 void check(CUresult result, const char* what);
 
 int device_count();  // 0 without a driver or a device; never throws
+// Name, capability, memory and the per-SM limits the driver reports.
 DeviceInfo query_device(int ordinal);
+// Whether libcuda is loaded in this process (by gputune or anyone else), without loading it.
+bool loaded_in_process();
+
+struct MemoryInfo {
+  size_t free_bytes = 0, total_bytes = 0;
+};
+MemoryInfo memory_info();  // of the current context
 
 // The device's primary context, current on the constructing thread.
 class Context {
@@ -80,6 +90,8 @@ class Context {
   CUcontext context_ = nullptr;
 };
 
+class Stream;
+
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -93,6 +105,9 @@ class DeviceBuffer {
   void upload(const void* host) const;
   void download(void* host) const;
   void fill_bytes(unsigned char value) const;
+  // Stream-ordered: fills bytes() / 4 words; copies the smaller of the two sizes.
+  void fill_words_async(uint32_t value, const Stream& stream) const;
+  void copy_from_async(const DeviceBuffer& source, const Stream& stream) const;
 
  private:
   CUdeviceptr pointer_ = 0;
@@ -121,7 +136,8 @@ class Stream {
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   CUstream get() const { return stream_; }
-  void synchronize() const;
+  // Throws CudaError naming `what`: an error of an earlier launch surfaces here.
+  void synchronize(const char* what = "cuStreamSynchronize") const;
 
  private:
   CUstream stream_ = nullptr;
@@ -143,5 +159,16 @@ class Event {
 
 // Milliseconds between two recorded events.
 float elapsed_ms(const Event& start, const Event& stop);
+
+// A function's attribute; throws CudaError.
+int function_attribute(CUfunction function, CUfunction_attribute attribute);
+// Same, returning the result instead of throwing.
+CUresult try_function_attribute(CUfunction function, CUfunction_attribute attribute, int* value);
+CUresult set_function_attribute(CUfunction function, CUfunction_attribute attribute, int value);
+
+using Dim3 = std::array<uint32_t, 3>;
+// Queues one launch; returns the result instead of throwing (a bad launch is the variant's).
+CUresult launch(CUfunction function, const Dim3& grid, const Dim3& block, uint32_t shared_bytes,
+                const Stream& stream, void** params);
 
 }  // namespace gputune::cuda

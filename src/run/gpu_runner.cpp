@@ -1,21 +1,19 @@
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gputune/error.h"
-#include "process/ipc.h"
 #include "run/cuda_driver.h"
+#include "run/host_buffers.h"
+#include "run/launch_limits.h"
+#include "run/output_check.h"
 #include "run/runner.h"
+#include "run/sampling.h"
+#include "run/scalar_visit.h"
 
 namespace gputune {
 namespace {
@@ -26,169 +24,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Calls f with a value of the C++ type of `type` (only its type matters).
-template <typename F>
-auto visit_type(ScalarType type, F&& f) {
-  switch (type) {
-    case ScalarType::kInt8:
-      return f(int8_t{});
-    case ScalarType::kInt16:
-      return f(int16_t{});
-    case ScalarType::kInt32:
-      return f(int32_t{});
-    case ScalarType::kInt64:
-      return f(int64_t{});
-    case ScalarType::kUint8:
-      return f(uint8_t{});
-    case ScalarType::kUint16:
-      return f(uint16_t{});
-    case ScalarType::kUint32:
-      return f(uint32_t{});
-    case ScalarType::kUint64:
-      return f(uint64_t{});
-    case ScalarType::kFloat32:
-      return f(float{});
-    case ScalarType::kFloat64:
-      return f(double{});
-  }
-  throw Error(ErrorCode::kInternal, "unknown scalar type");
-}
-
-template <typename T>
-T convert(double value) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<T>(value);
-  } else {
-    return static_cast<T>(std::llround(value));
-  }
-}
-
-// Given bytes (Fill::kData, ArgumentSpec::reference) must match the buffer's size exactly.
-std::vector<unsigned char> given_bytes(const ArgumentSpec& argument, const SharedBytes& bytes,
-                                       const char* what, uint64_t count) {
-  const uint64_t expected = count * size_of(argument.type);
-  if (!bytes || bytes->size() != expected) {
-    throw Error(ErrorCode::kSpec, "argument '" + argument.name + "': the " + what + " has " +
-                                      std::to_string(bytes ? bytes->size() : 0) + " bytes; " +
-                                      std::to_string(count) + " " + type_name(argument.type) +
-                                      " elements need " + std::to_string(expected));
-  }
-  return *bytes;
-}
-
-std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type,
-                                     uint64_t count) {
-  if (argument.fill == Fill::kData) return given_bytes(argument, argument.data, "data", count);
-  std::vector<unsigned char> data(count * size_of(type));
-  visit_type(type, [&](auto zero) {
-    using T = decltype(zero);
-    T* out = reinterpret_cast<T*>(data.data());
-    switch (argument.fill) {
-      case Fill::kZeros:
-        std::fill(out, out + count, T{});
-        break;
-      case Fill::kConstant:
-        std::fill(out, out + count, convert<T>(argument.fill_value));
-        break;
-      case Fill::kIota:
-        for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<T>(i);
-        break;
-      case Fill::kData:  // returned above
-        break;
-      case Fill::kRandom: {
-        std::mt19937_64 engine(argument.seed);
-        std::uniform_real_distribution<double> uniform(argument.fill_low, argument.fill_high);
-        for (uint64_t i = 0; i < count; ++i) {
-          const double value = uniform(engine);
-          if constexpr (std::is_floating_point_v<T>) {
-            out[i] = static_cast<T>(value);
-          } else {
-            out[i] = static_cast<T>(std::floor(value));
-          }
-        }
-        break;
-      }
-    }
-    return 0;
-  });
-  return data;
-}
-
-std::string number_text(double value) {
-  std::ostringstream text;
-  text.precision(9);
-  text << value;
-  return text.str();
-}
-
-// Empty when every element passes; else what differs, for people.
-std::string compare(const std::string& name, ScalarType type, const unsigned char* got,
-                    const unsigned char* expected, uint64_t count, double rtol, double atol) {
-  return visit_type(type, [&](auto zero) -> std::string {
-    using T = decltype(zero);
-    const T* g = reinterpret_cast<const T*>(got);
-    const T* e = reinterpret_cast<const T*>(expected);
-    uint64_t mismatches = 0, first = 0;
-    for (uint64_t i = 0; i < count; ++i) {
-      if (g[i] == e[i]) continue;  // also equal infinities; NaN never equals, so never passes
-      const double x = static_cast<double>(g[i]), r = static_cast<double>(e[i]);
-      if (std::isnan(x) || std::isnan(r) || !(std::fabs(x - r) <= atol + rtol * std::fabs(r))) {
-        if (mismatches++ == 0) first = i;
-      }
-    }
-    if (mismatches == 0) return "";
-    return name + ": " + std::to_string(mismatches) + " of " + std::to_string(count) +
-           " elements differ; first at index " + std::to_string(first) + ": got " +
-           number_text(static_cast<double>(g[first])) + ", expected " +
-           number_text(static_cast<double>(e[first])) + " (rtol " + number_text(rtol) + ", atol " +
-           number_text(atol) + ")";
-  });
-}
-
-uint64_t count_nan(ScalarType type, const std::vector<unsigned char>& data) {
-  if (!is_floating(type)) return 0;
-  return visit_type(type, [&](auto zero) -> uint64_t {
-    using T = decltype(zero);
-    const T* values = reinterpret_cast<const T*>(data.data());
-    const uint64_t count = data.size() / sizeof(T);
-    return static_cast<uint64_t>(std::count_if(
-        values, values + count, [](T v) { return std::isnan(static_cast<double>(v)); }));
-  });
-}
-
-double relative_standard_error(const std::vector<double>& samples) {
-  const double n = static_cast<double>(samples.size());
-  if (samples.size() < 2) return INFINITY;
-  double mean = 0;
-  for (double s : samples) mean += s;
-  mean /= n;
-  double variance = 0;
-  for (double s : samples) variance += (s - mean) * (s - mean);
-  variance /= n - 1;
-  return mean > 0 ? std::sqrt(variance) / std::sqrt(n) / mean : INFINITY;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 bool is_image_error(CUresult result) {
   return result == CUDA_ERROR_NO_BINARY_FOR_GPU || result == CUDA_ERROR_INVALID_IMAGE ||
          result == CUDA_ERROR_INVALID_PTX || result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
          result == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || result == CUDA_ERROR_INVALID_SOURCE;
 }
-
-// A buffer argument as the runner keeps it on the host: inputs' contents
-// (uploaded again after a context reset) or, for outputs, the reference.
-struct HostBuffer {
-  BufferShape shape;
-  bool output = false;
-  bool scratch = false;  // passes data between launches: poisoned, never compared
-  std::vector<unsigned char> data;
-  bool given_reference = false;  // data is the spec's reference, not the baseline's output
-};
 
 // Everything that lives in the CUDA context; dropped and rebuilt after a sticky error.
 struct DeviceState {
@@ -197,81 +37,28 @@ struct DeviceState {
   std::vector<cuda::DeviceBuffer> buffers;     // parallel to GpuRunner::host_
   cuda::DeviceBuffer flush;                    // written between samples to evict L2
   std::vector<cuda::DeviceBuffer> references;  // outputs' reference, for checking on the GPU
-  std::map<int, std::pair<cuda::Module, CUfunction>> checkers;  // by ScalarType
-  cuda::DeviceBuffer mismatches;                                // the checker's count
+  std::unique_ptr<DeviceOutputCheck> check;    // loaded once there is a reference
 };
-
-// Counts the elements of `got` that fail the check against `expected`, as compare() does on
-// the host: equal passes, NaN never does, else |got - expected| <= atol + rtol |expected|.
-constexpr char kCheckSource[] = R"(
-template <typename T>
-__global__ void gputune_check(const T* got, const T* expected, unsigned long long n,
-                              double rtol, double atol, unsigned long long* mismatches) {
-  unsigned long long count = 0;
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x +
-                              threadIdx.x; i < n; i += stride) {
-    const T g = got[i], e = expected[i];
-    if (g == e) continue;
-    const double x = static_cast<double>(g), r = static_cast<double>(e);
-    if (x != x || r != r || !(fabs(x - r) <= atol + rtol * fabs(r))) ++count;
-  }
-  if (count != 0) atomicAdd(mismatches, count);
-}
-)";
-
-const char* device_type_name(ScalarType type) {
-  switch (type) {
-    case ScalarType::kInt8:
-      return "signed char";
-    case ScalarType::kInt16:
-      return "short";
-    case ScalarType::kInt32:
-      return "int";
-    case ScalarType::kInt64:
-      return "long long";
-    case ScalarType::kUint8:
-      return "unsigned char";
-    case ScalarType::kUint16:
-      return "unsigned short";
-    case ScalarType::kUint32:
-      return "unsigned int";
-    case ScalarType::kUint64:
-      return "unsigned long long";
-    case ScalarType::kFloat32:
-      return "float";
-    case ScalarType::kFloat64:
-      return "double";
-  }
-  return "float";
-}
-
-// The fewest samples kept when the time budget runs out before min_samples.
-constexpr size_t kFewestSamples = 3;
 
 class GpuRunner : public Runner {
  public:
-  GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing)
+  GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing,
+            OutputCheckers checkers, std::shared_ptr<const StoppingRule> stopping)
       : timing_(timing),
+        stopping_(stopping ? std::move(stopping) : std::make_shared<AdaptiveStopping>(timing)),
         arguments_(problem.spec().arguments),
         rtol_(problem.spec().rtol),
-        atol_(problem.spec().atol) {
+        atol_(problem.spec().atol),
+        checkers_(std::move(checkers)) {
     device_ = cuda::query_device(ordinal);  // throws kNoGpu first, before any allocation
     context_ = std::make_unique<cuda::Context>(ordinal);
-    const std::vector<BufferShape> shapes = problem.buffers();
-    size_t next = 0;
-    for (const ArgumentSpec& argument : arguments_) {
-      if (!argument.is_buffer) continue;
-      if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
-      HostBuffer host{shapes[next++], argument.output, argument.scratch, {}};
-      if (!host.output && !host.scratch) {
-        host.data = host_fill(argument, host.shape.type, host.shape.count);
+    host_ = make_host_buffers(problem);
+    for (const HostBuffer& host : host_) {
+      if (host.output && !checkers_.count(host.shape.type)) {
+        throw Error(ErrorCode::kInternal,
+                    "no output checker " + output_checker_name(host.shape.type) + " for output '" +
+                        host.shape.name + "' was handed to the runner");
       }
-      if (host.output && argument.reference) {
-        host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);
-        host.given_reference = true;
-      }
-      host_.push_back(std::move(host));
     }
     setup_device();
   }
@@ -307,7 +94,7 @@ class GpuRunner : public Runner {
                                           "be checked against it");
       }
     }
-    prepare_device_check();
+    load_device_check();
     has_reference_ = true;
     return m;
   }
@@ -326,27 +113,21 @@ class GpuRunner : public Runner {
 
   double measure_copy_bandwidth() override {
     throw_if_lost();
-    const cuda::Api& api = cuda::api();
     context_->make_current();
-    size_t free_bytes = 0, total_bytes = 0;
-    cuda::check(api.cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
     constexpr size_t kMiB = size_t{1} << 20;
+    const size_t free_bytes = cuda::memory_info().free_bytes;
     const size_t bytes = std::min<size_t>(size_t{1} << 30, free_bytes / 4) / kMiB * kMiB;
     if (bytes == 0) throw Error(ErrorCode::kCuda, "no free GPU memory to measure copies with");
     cuda::DeviceBuffer source(bytes), destination(bytes);
     source.fill_bytes(0x3C);
-    const CUstream stream = state_->stream.get();
-    auto copy = [&] {
-      cuda::check(api.cuMemcpyDtoDAsync(destination.get(), source.get(), bytes, stream),
-                  "cuMemcpyDtoDAsync");
-    };
-    for (int i = 0; i < 3; ++i) copy();
-    state_->stream.synchronize();
+    const cuda::Stream& stream = state_->stream;
+    for (int i = 0; i < 3; ++i) destination.copy_from_async(source, stream);
+    stream.synchronize();
     std::vector<double> samples;
     for (int i = 0; i < 20; ++i) {
-      state_->start.record(stream);
-      copy();
-      state_->stop.record(stream);
+      state_->start.record(stream.get());
+      destination.copy_from_async(source, stream);
+      state_->stop.record(stream.get());
       state_->stop.synchronize();
       samples.push_back(cuda::elapsed_ms(state_->start, state_->stop));
     }
@@ -370,75 +151,27 @@ class GpuRunner : public Runner {
 
   // Downloading a large output and walking it on the host costs more than measuring the
   // variant (256 MB at n = 8192), so outputs are checked where they are; the host compares
-  // only when the GPU finds a mismatch (for the message) or the checker does not compile.
-  void prepare_device_check() {
-    for (const HostBuffer& host : host_) {
-      const int type = static_cast<int>(host.shape.type);
-      if (!host.output || checker_images_.count(type)) continue;
-      CompileRequest request;
-      request.source = kCheckSource;
-      request.source_name = "gputune_check.cu";
-      request.kernel_name_expressions = {std::string("gputune_check<") +
-                                         device_type_name(host.shape.type) + ">"};
-      request.arch = device_.arch();
-      CompiledKernel kernel;
-      try {
-        kernel = make_nvrtc_compiler()->compile(request);
-      } catch (const Error&) {
-      }
-      checker_images_[type] = kernel.ok ? std::make_pair(kernel.image, kernel.lowered_names[0])
-                                        : std::make_pair(std::string(), std::string());
-    }
-    load_device_check();
-  }
-
+  // only when the GPU finds a mismatch, for the message.
   void load_device_check() {
     state_->references.clear();
-    state_->checkers.clear();
     for (const HostBuffer& host : host_) {
       state_->references.emplace_back();
       if (!host.output || host.data.empty()) continue;
       state_->references.back() = cuda::DeviceBuffer(host.data.size());
       state_->references.back().upload(host.data.data());
     }
-    state_->mismatches = cuda::DeviceBuffer(sizeof(uint64_t));
-    for (const auto& [type, image] : checker_images_) {
-      if (image.first.empty()) continue;
-      cuda::Module module;
-      CUfunction function = nullptr;
-      if (cuda::Module::load(image.first, &module) != CUDA_SUCCESS ||
-          module.function(image.second, &function) != CUDA_SUCCESS) {
-        continue;
-      }
-      state_->checkers.emplace(type, std::make_pair(std::move(module), function));
-    }
+    state_->check = std::make_unique<DeviceOutputCheck>(checkers_);
   }
 
   // True when every element of output i passes the check against the reference.
   bool matches_on_device(size_t i) {
     const HostBuffer& host = host_[i];
-    const auto checker = state_->checkers.find(static_cast<int>(host.shape.type));
-    if (checker == state_->checkers.end() || i >= state_->references.size() ||
+    if (i >= state_->references.size() ||
         state_->references[i].bytes() != state_->buffers[i].bytes()) {
       return false;
     }
-    CUdeviceptr got = state_->buffers[i].get(), expected = state_->references[i].get();
-    CUdeviceptr mismatches = state_->mismatches.get();
-    unsigned long long n = host.shape.count;
-    double rtol = rtol_, atol = atol_;
-    void* params[] = {&got, &expected, &n, &rtol, &atol, &mismatches};
-    constexpr unsigned kThreads = 256;
-    const uint64_t blocks = std::max<uint64_t>(
-        1, std::min<uint64_t>((n + kThreads - 1) / kThreads, uint64_t{16} * device_.sm_count));
-    state_->mismatches.fill_bytes(0);
-    cuda::check(
-        cuda::api().cuLaunchKernel(checker->second.second, static_cast<unsigned>(blocks), 1, 1,
-                                   kThreads, 1, 1, 0, state_->stream.get(), params, nullptr),
-        "cuLaunchKernel (output check)");
-    state_->stream.synchronize();
-    uint64_t count = 1;
-    state_->mismatches.download(&count);
-    return count == 0;
+    return state_->check->matches(host.shape.type, state_->buffers[i], state_->references[i],
+                                  host.shape.count, rtol_, atol_, device_.sm_count, state_->stream);
   }
 
   // The way out of a sticky error: everything in the context goes, then comes back. The
@@ -503,9 +236,9 @@ class GpuRunner : public Runner {
   CUresult launch_all(Prepared& prepared) const {
     for (Prepared::Call& call : prepared.calls) {
       const Launch& l = *call.launch;
-      const CUresult result = cuda::api().cuLaunchKernel(
-          call.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-          l.dynamic_shared_bytes, state_->stream.get(), call.params.data(), nullptr);
+      const CUresult result = cuda::launch(
+          call.function, {l.grid[0], l.grid[1], l.grid[2]}, {l.block[0], l.block[1], l.block[2]},
+          l.dynamic_shared_bytes, state_->stream, call.params.data());
       if (result != CUDA_SUCCESS) return result;
     }
     return CUDA_SUCCESS;
@@ -540,7 +273,6 @@ class GpuRunner : public Runner {
 
   // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
   void evaluate(const Candidate& candidate, bool is_reference, Measurement* m) {
-    const cuda::Api& api = cuda::api();
     const Variant& v = candidate.variant;
     auto fail = [m](Status status, const std::string& message) {
       m->status = status;
@@ -571,10 +303,11 @@ class GpuRunner : public Runner {
     if (m->registers == 0) {
       for (CUfunction function : functions) {
         int value = 0;
-        if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, function) == CUDA_SUCCESS) {
+        if (cuda::try_function_attribute(function, CU_FUNC_ATTRIBUTE_NUM_REGS, &value) ==
+            CUDA_SUCCESS) {
           m->registers = std::max(m->registers, value);
         }
-        if (api.cuFuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
+        if (cuda::try_function_attribute(function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &value) ==
             CUDA_SUCCESS) {
           m->shared_bytes = std::max(m->shared_bytes, value);
         }
@@ -591,7 +324,7 @@ class GpuRunner : public Runner {
       Prepared::Call& call = prepared.calls.emplace_back();
       call.launch = &launch;
       call.function = functions[launch.kernel];
-      if (std::string why = check_resources(call.function, launch); !why.empty()) {
+      if (std::string why = fit_launch(*context_, call.function, launch); !why.empty()) {
         if (v.launches.size() > 1) {
           why = v.kernel_name_expressions[launch.kernel] + " (launch " +
                 std::to_string(prepared.calls.size()) + "): " + why;
@@ -614,7 +347,7 @@ class GpuRunner : public Runner {
       return fail(Status::kResourceExceeded, "cuLaunchKernel: " + cuda::cuda_error_name(result));
     }
     cuda::check(result, "cuLaunchKernel");
-    cuda::check(api.cuStreamSynchronize(state_->stream.get()), "kernel execution");
+    state_->stream.synchronize("kernel execution");
 
     std::string mismatch;
     for (size_t i = 0; i < host_.size(); ++i) {
@@ -628,8 +361,8 @@ class GpuRunner : public Runner {
       if (!is_reference && matches_on_device(i)) continue;
       std::vector<unsigned char> got(state_->buffers[i].bytes());
       state_->buffers[i].download(got.data());
-      std::string diff = compare(host.shape.name, host.shape.type, got.data(), host.data.data(),
-                                 host.shape.count, rtol_, atol_);
+      std::string diff = compare_on_host(host.shape.name, host.shape.type, got.data(),
+                                         host.data.data(), host.shape.count, rtol_, atol_);
       if (!diff.empty()) mismatch += (mismatch.empty() ? "" : "; ") + diff;
     }
     if (!mismatch.empty()) return fail(Status::kWrongAnswer, mismatch);
@@ -640,108 +373,35 @@ class GpuRunner : public Runner {
     m->status = Status::kOk;
   }
 
-  // Empty when the launch fits the kernel and the device; else why not.
-  std::string check_resources(CUfunction function, const Launch& launch) {
-    const cuda::Api& api = cuda::api();
-    auto function_attribute = [&](CUfunction_attribute which) {
-      int value = 0;
-      cuda::check(api.cuFuncGetAttribute(&value, which, function), "cuFuncGetAttribute");
-      return value;
-    };
-    const uint64_t threads = uint64_t{launch.block[0]} * launch.block[1] * launch.block[2];
-    const int max_threads = function_attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    if (threads > static_cast<uint64_t>(max_threads)) {
-      return "a block of " + std::to_string(threads) + " threads exceeds this kernel's limit of " +
-             std::to_string(max_threads) + " (" +
-             std::to_string(function_attribute(CU_FUNC_ATTRIBUTE_NUM_REGS)) +
-             " registers per thread)";
-    }
-    static const CUdevice_attribute kBlockLimits[] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
-                                                      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-                                                      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
-    static const CUdevice_attribute kGridLimits[] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-                                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-                                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
-    static const char kAxis[] = "xyz";
-    for (int d = 0; d < 3; ++d) {
-      const int block_limit = context_->attribute(kBlockLimits[d]);
-      if (launch.block[d] > static_cast<uint32_t>(block_limit)) {
-        return std::string("block ") + kAxis[d] + " = " + std::to_string(launch.block[d]) +
-               " exceeds the device's " + std::to_string(block_limit);
-      }
-      const int grid_limit = context_->attribute(kGridLimits[d]);
-      if (launch.grid[d] > static_cast<uint32_t>(grid_limit)) {
-        return std::string("grid ") + kAxis[d] + " = " + std::to_string(launch.grid[d]) +
-               " exceeds the device's " + std::to_string(grid_limit);
-      }
-    }
-    const int static_shared = function_attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-    const int shared_limit =
-        context_->attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    const int64_t shared = int64_t{static_shared} + launch.dynamic_shared_bytes;
-    if (shared > shared_limit) {
-      return std::to_string(shared) + " bytes of shared memory (" + std::to_string(static_shared) +
-             " static) exceed the device's " + std::to_string(shared_limit) + " per block";
-    }
-    // Above the default dynamic limit (48 KB less the static part) a kernel must opt in.
-    const int default_dynamic = function_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-    if (launch.dynamic_shared_bytes > static_cast<uint32_t>(default_dynamic)) {
-      const CUresult result =
-          api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(launch.dynamic_shared_bytes));
-      if (result != CUDA_SUCCESS) {
-        return "cannot raise dynamic shared memory to " +
-               std::to_string(launch.dynamic_shared_bytes) +
-               " bytes: " + cuda::cuda_error_name(result);
-      }
-    }
-    return "";
-  }
-
-  // Event-timed launches, one per sample, until the noise, the sample count or
-  // the time budget says stop.
+  // Event-timed launches, one per sample, until the stopping rule says enough.
   void time(Prepared& prepared, std::vector<double>* samples) {
-    const cuda::Api& api = cuda::api();
-    const CUstream stream = state_->stream.get();
-    const auto warmup_start = Clock::now();
-    do {
-      launch_all_or_throw(prepared);
-      state_->stream.synchronize();
-    } while (seconds_since(warmup_start) * 1e3 < timing_.warmup_ms);
-
-    const auto start = Clock::now();
-    const size_t min_samples = static_cast<size_t>(std::max(timing_.min_samples, 1));
-    const size_t max_samples = std::max(min_samples, static_cast<size_t>(timing_.max_samples));
+    const cuda::Stream& stream = state_->stream;
     uint32_t stamp = 0;
-    for (;;) {
-      if (timing_.flush_l2) {
-        cuda::check(
-            api.cuMemsetD32Async(state_->flush.get(), ++stamp, state_->flush.bytes() / 4, stream),
-            "cuMemsetD32Async");
-      }
-      state_->start.record(stream);
-      launch_all_or_throw(prepared);
-      state_->stop.record(stream);
-      state_->stop.synchronize();
-      samples->push_back(cuda::elapsed_ms(state_->start, state_->stop));
-      const size_t n = samples->size();
-      if (n >= max_samples) break;
-      if (n >= min_samples && relative_standard_error(*samples) < timing_.target_noise) break;
-      if (n >= std::min(min_samples, kFewestSamples) &&
-          seconds_since(start) >= timing_.max_seconds) {
-        break;
-      }
-    }
+    *samples = collect_samples(
+        *stopping_,
+        [&] {
+          launch_all_or_throw(prepared);
+          stream.synchronize();
+        },
+        [&] {
+          if (timing_.flush_l2) state_->flush.fill_words_async(++stamp, stream);
+          state_->start.record(stream.get());
+          launch_all_or_throw(prepared);
+          state_->stop.record(stream.get());
+          state_->stop.synchronize();
+          return static_cast<double>(cuda::elapsed_ms(state_->start, state_->stop));
+        });
   }
 
   TimingOptions timing_;
+  std::shared_ptr<const StoppingRule> stopping_;
   std::vector<ArgumentSpec> arguments_;
   double rtol_, atol_;
+  OutputCheckers checkers_;
   DeviceInfo device_;
   std::unique_ptr<cuda::Context> context_;
   std::vector<HostBuffer> host_;
   std::unique_ptr<DeviceState> state_;
-  std::map<int, std::pair<std::string, std::string>> checker_images_;  // cubin, lowered name
   bool has_reference_ = false;
   std::string lost_;  // why the context is gone for good; empty while it works
 };
@@ -749,63 +409,10 @@ class GpuRunner : public Runner {
 }  // namespace
 
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
-                                        const TimingOptions& timing) {
-  return std::make_unique<GpuRunner>(problem, device_ordinal, timing);
-}
-
-namespace {
-
-std::vector<DeviceInfo> list_gpus_here() {
-  std::vector<DeviceInfo> gpus;
-  const int count = cuda::device_count();
-  for (int i = 0; i < count; ++i) {
-    try {
-      gpus.push_back(cuda::query_device(i));
-    } catch (const Error&) {
-    }
-  }
-  return gpus;
-}
-
-// Asks a short-lived child: CUDA initialised here would not survive a later fork().
-std::vector<DeviceInfo> list_gpus_in_child() {
-  ipc::Child child = ipc::spawn([](int fd) {
-    ipc::Writer w;
-    const std::vector<DeviceInfo> gpus = list_gpus_here();
-    w.u64(gpus.size());
-    for (const DeviceInfo& gpu : gpus) ipc::put(w, gpu);
-    ipc::write_frame(fd, 1, w.data());
-    return 0;
-  });
-  std::vector<DeviceInfo> gpus;
-  uint32_t type = 0;
-  std::string payload;
-  constexpr int kWaitMs = 60000;
-  if (!ipc::readable({child.fd}, kWaitMs).empty() && ipc::read_frame(child.fd, &type, &payload)) {
-    try {
-      ipc::Reader r(payload);
-      for (uint64_t n = r.u64(); n > 0; --n) {
-        gpus.emplace_back();
-        ipc::get(r, &gpus.back());
-      }
-    } catch (const Error&) {
-      gpus.clear();
-    }
-  }
-  ipc::end_child(&child, 5.0);
-  return gpus;
-}
-
-}  // namespace
-
-std::vector<DeviceInfo> list_gpus() {
-  // Once this process has loaded the driver, it has initialised CUDA too, and a child could
-  // not use it: ask here.
-  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) {
-    dlclose(driver);
-    return list_gpus_here();
-  }
-  return list_gpus_in_child();
+                                        const TimingOptions& timing, OutputCheckers checkers,
+                                        std::shared_ptr<const StoppingRule> stopping) {
+  return std::make_unique<GpuRunner>(problem, device_ordinal, timing, std::move(checkers),
+                                     std::move(stopping));
 }
 
 }  // namespace gputune

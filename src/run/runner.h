@@ -3,8 +3,10 @@
 #include <vector>
 
 #include "compile/compiler.h"
+#include "compile/output_checker.h"
 #include "gputune/device.h"
 #include "gputune/measurement.h"
+#include "run/sampling.h"
 #include "space/problem.h"
 
 namespace gputune {
@@ -30,18 +32,12 @@ class Runner {
   virtual double measure_copy_bandwidth() = 0;
 };
 
-struct TimingOptions {
-  int warmup_ms = 20;  // run at least this long before sampling
-  int min_samples = 10;
-  int max_samples = 500;
-  double max_seconds = 1.0;     // per variant
-  double target_noise = 0.005;  // stop when the median's relative standard error is below this
-  bool flush_l2 = true;
-};
-
-// Throws Error(kNoGpu) when no driver or no device is present.
+// Throws Error(kNoGpu) when no driver or no device is present. `checkers`: one compiled for
+// the device (compile_output_checkers) per element type of the problem's outputs; the runner
+// compiles nothing. `stopping`: when to stop sampling; null: AdaptiveStopping(timing).
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
-                                        const TimingOptions& timing);
+                                        const TimingOptions& timing, OutputCheckers checkers,
+                                        std::shared_ptr<const StoppingRule> stopping = nullptr);
 
 // Devices visible to the driver; empty without a driver or a GPU (never throws for that).
 std::vector<DeviceInfo> list_gpus();

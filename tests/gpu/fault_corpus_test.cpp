@@ -50,8 +50,8 @@ TEST(FaultCorpus, SearchFinishesAndEveryFaultIsStoredWithItsStatus) {
   fs::remove(db);
 
   const auto start = std::chrono::steady_clock::now();
-  auto runner = make_process_runner(problem, {0}, timing, watchdog);
   CompilePool compiler(4, make_nvrtc_compiler, nullptr);
+  auto runner = make_process_runner(problem, {0}, timing, compiler, watchdog);
   auto store = open_sqlite_store(db.string());
   SearchResult result = run_search(problem, *runner, compiler, *store, {});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

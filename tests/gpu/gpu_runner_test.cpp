@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compile/compiler.h"
+#include "compile/output_checker.h"
 #include "gputune/error.h"
 #include "run/runner.h"
 #include "search/search.h"
@@ -69,6 +70,12 @@ class GpuRunnerTest : public ::testing::Test {
     return c;
   }
 
+  // The runner, with the output checkers compiled here as the search's pool would.
+  std::unique_ptr<Runner> gpu_runner(const Problem& problem) {
+    return make_gpu_runner(problem, 0, timing_,
+                           compile_output_checkers(problem.spec(), *compiler_, gpus_[0].arch()));
+  }
+
   Candidate candidate(const Problem& problem, const std::string& config) {
     return candidate(problem, index_of(problem.space(), config));
   }
@@ -117,11 +124,36 @@ TEST_F(GpuRunnerTest, DeviceInfoIsFilledIn) {
   EXPECT_GT(gpu.memory_bytes, 0);
   EXPECT_GT(gpu.driver_version, 0);
   EXPECT_EQ(gpu.uuid.rfind("GPU-", 0), 0u) << gpu.uuid;
+  // The per-SM limits the occupancy formula uses come from the driver.
+  EXPECT_GT(gpu.sm_limits.registers, 0);
+  EXPECT_GT(gpu.sm_limits.threads, 0);
+  EXPECT_GT(gpu.sm_limits.blocks, 0);
+  EXPECT_GT(gpu.sm_limits.shared_bytes, 0);
+  EXPECT_GE(gpu.sm_limits.reserved_shared_bytes_per_block, 0);
+}
+
+TEST_F(GpuRunnerTest, AMissingOutputCheckerIsAnErrorThatNamesIt) {
+  auto problem = faulty_problem();
+  try {
+    make_gpu_runner(*problem, 0, timing_, {});
+    FAIL() << "a runner started without the checker of its float output";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("gputune_check<float>"), std::string::npos) << e.what();
+  }
+  OutputCheckers broken = compile_output_checkers(problem->spec(), *compiler_, gpus_[0].arch());
+  broken.begin()->second.image = "not a cubin";
+  auto runner = make_gpu_runner(*problem, 0, timing_, broken);
+  try {
+    runner->set_reference(candidate(*problem, problem->baseline_index()));
+    FAIL() << "a checker that does not load went unnoticed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("gputune_check<float>"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(GpuRunnerTest, TransposeBaselineAndTiledVariantMeasureOk) {
   auto problem = transpose_problem("1000");  // ragged: not a multiple of any tile
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   const Measurement reference =
       runner->set_reference(candidate(*problem, problem->baseline_index()));
   EXPECT_EQ(reference.status, Status::kOk) << reference.message;
@@ -148,7 +180,7 @@ TEST_F(GpuRunnerTest, TransposeBaselineAndTiledVariantMeasureOk) {
 
 TEST_F(GpuRunnerTest, WrongAnswersAreCaught) {
   auto problem = faulty_problem();
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   runner->set_reference(candidate(*problem, problem->baseline_index()));
   const auto results = runner->run({candidate(*problem, "FAULT=1 THREADS=256"),
                                     candidate(*problem, "FAULT=2 THREADS=256"),
@@ -180,7 +212,7 @@ TEST_F(GpuRunnerTest, GivenDataAndReferenceAreUsed) {
   spec.arguments[1].data = bytes(in);
   spec.arguments[0].reference = bytes(doubled);
   Problem problem(spec);
-  auto runner = make_gpu_runner(problem, 0, timing_);
+  auto runner = gpu_runner(problem);
   EXPECT_EQ(runner->set_reference(candidate(problem, problem.baseline_index())).status,
             Status::kOk);
   const auto results = runner->run({candidate(problem, "FAULT=2 THREADS=256")});
@@ -192,12 +224,12 @@ TEST_F(GpuRunnerTest, GivenDataAndReferenceAreUsed) {
   wrong[17] += 1;
   spec.arguments[0].reference = bytes(wrong);
   Problem mismatched(spec);
-  auto runner2 = make_gpu_runner(mismatched, 0, timing_);
+  auto runner2 = gpu_runner(mismatched);
   EXPECT_THROW(runner2->set_reference(candidate(mismatched, mismatched.baseline_index())), Error);
 
   // Data of the wrong size is a spec error before anything runs.
   spec.arguments[1].data = bytes(std::vector<float>(10));
-  EXPECT_THROW(make_gpu_runner(Problem(spec), 0, timing_), Error);
+  EXPECT_THROW(gpu_runner(Problem(spec)), Error);
 }
 
 const char kChainSpec[] = R"(
@@ -223,7 +255,7 @@ check: {rtol: 0, atol: 0}
 // an earlier variant wrote there.
 TEST_F(GpuRunnerTest, MultiLaunchVariantsRunInOrderAndScratchIsPoisoned) {
   Problem problem(parse_spec(kChainSpec, test::source_dir() + "/tests/gpu/chain.yaml"));
-  auto runner = make_gpu_runner(problem, 0, timing_);
+  auto runner = gpu_runner(problem);
   const Measurement baseline = runner->set_reference(candidate(problem, "SKIP=0 THREADS=128"));
   ASSERT_EQ(baseline.status, Status::kOk) << baseline.message;
   EXPECT_FALSE(baseline.samples_ms.empty());
@@ -240,7 +272,7 @@ TEST_F(GpuRunnerTest, MultiLaunchVariantsRunInOrderAndScratchIsPoisoned) {
 
 TEST_F(GpuRunnerTest, TooLargeBlockIsResourceExceeded) {
   auto problem = faulty_problem();
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   runner->set_reference(candidate(*problem, problem->baseline_index()));
   const auto results = runner->run({candidate(*problem, "FAULT=0 THREADS=2048")});
   ASSERT_EQ(results.size(), 1u);
@@ -288,7 +320,7 @@ TEST_F(GpuRunnerTest, IllegalAddressIsRuntimeErrorAndStopsOrRecovers) {
   EXPECT_EXIT(
       {
         auto problem = faulty_problem();
-        auto runner = make_gpu_runner(*problem, 0, timing_);
+        auto runner = gpu_runner(*problem);
         runner->set_reference(candidate(*problem, problem->baseline_index()));
         illegal_address_scenario(
             *problem, *runner,
@@ -300,7 +332,7 @@ TEST_F(GpuRunnerTest, IllegalAddressIsRuntimeErrorAndStopsOrRecovers) {
 
 TEST_F(GpuRunnerTest, CompileErrorIsReportedNotRun) {
   auto problem = faulty_problem();
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   runner->set_reference(candidate(*problem, problem->baseline_index()));
   Candidate broken = candidate(*problem, "FAULT=0 THREADS=256");
   broken.kernel.ok = false;
@@ -312,7 +344,7 @@ TEST_F(GpuRunnerTest, CompileErrorIsReportedNotRun) {
 
 TEST_F(GpuRunnerTest, FailingBaselineThrows) {
   auto problem = faulty_problem();
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   EXPECT_THROW(runner->set_reference(candidate(*problem, "FAULT=1 THREADS=256")),
                Error);  // leaves an element NaN: nothing could be checked against it
   EXPECT_THROW(runner->run({}), Error);  // no reference yet
@@ -320,7 +352,7 @@ TEST_F(GpuRunnerTest, FailingBaselineThrows) {
 
 TEST_F(GpuRunnerTest, CopyBandwidth) {
   auto problem = faulty_problem();
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   const double gbs = runner->measure_copy_bandwidth();
   std::printf("copy bandwidth: %.0f GB/s (read + write)\n", gbs);
   RecordProperty("copy_gbs", std::to_string(gbs));
@@ -331,7 +363,7 @@ TEST_F(GpuRunnerTest, CopyBandwidth) {
 // the whole space runs.
 TEST_F(GpuRunnerTest, TransposeSweep) {
   auto problem = transpose_problem("8192");
-  auto runner = make_gpu_runner(*problem, 0, timing_);
+  auto runner = gpu_runner(*problem);
   const double copy_gbs = runner->measure_copy_bandwidth();
   const Measurement baseline =
       runner->set_reference(candidate(*problem, problem->baseline_index()));

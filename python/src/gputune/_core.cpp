@@ -360,7 +360,7 @@ py::dict search(const Spec& spec, const std::string& db, const std::string& stra
     timing.flush_l2 = !warm_cache;
     timing.max_seconds = max_seconds;
     py::gil_scoped_release release;  // workers start: CUDA, buffers, the reference
-    runner = make_process_runner(problem, devices, timing);
+    runner = make_process_runner(problem, devices, timing, *compiler);
   }
   auto store = open_sqlite_store(db);
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "gputune/error.h"
@@ -141,72 +140,6 @@ TEST(CompilePool, CancelledJobsNeverComeBack) {
   auto results = drain(pool);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results.begin()->first, after);
-}
-
-TEST(ModuleCache, MissThenHitWithTheSameModule) {
-  TempDir dir;
-  ModuleCache cache(dir.str() + "/modules", "13.0");
-  EXPECT_FALSE(cache.load(request(1)));
-  ScriptedCompiler compiler;
-  CompiledKernel kernel = compiler.compile(request(1));
-  kernel.spill_bytes = 8;
-  kernel.log = "ptxas info: used 33 registers";
-  cache.save(request(1), kernel);
-  auto hit = cache.load(request(1));
-  ASSERT_TRUE(hit);
-  EXPECT_TRUE(hit->cached);
-  EXPECT_EQ(hit->image, kernel.image);
-  EXPECT_EQ(hit->lowered_names, kernel.lowered_names);
-  EXPECT_EQ(hit->registers, kernel.registers);
-  EXPECT_EQ(hit->shared_bytes, kernel.shared_bytes);
-  EXPECT_EQ(hit->spill_bytes, 8);
-  EXPECT_EQ(hit->log, kernel.log);
-  EXPECT_DOUBLE_EQ(hit->compile_ms, kernel.compile_ms);
-
-  // Anything that changes the cubin is another key.
-  EXPECT_FALSE(cache.load(request(2)));
-  CompileRequest other_arch = request(1);
-  other_arch.arch = "sm_80";
-  EXPECT_FALSE(cache.load(other_arch));
-  CompileRequest other_source = request(1);
-  other_source.source += " ";
-  EXPECT_FALSE(cache.load(other_source));
-  CompileRequest other_headers = request(1);
-  other_headers.headers_hash = "0123456789abcdef";
-  EXPECT_FALSE(cache.load(other_headers));
-  EXPECT_FALSE(ModuleCache(dir.str() + "/modules", "13.1").load(request(1)));
-  // No temporary files are left behind.
-  size_t files = 0;
-  for (const auto& entry : fs::directory_iterator(cache.directory())) {
-    ++files;
-    EXPECT_EQ(entry.path().extension(), ".module") << entry.path();
-  }
-  EXPECT_EQ(files, 1u);
-}
-
-TEST(ModuleCache, CorruptOrTruncatedEntriesAreMisses) {
-  TempDir dir;
-  ModuleCache cache(dir.str(), "13.0");
-  ScriptedCompiler compiler;
-  cache.save(request(1), compiler.compile(request(1)));
-  const std::string path = cache.path_for(request(1));
-  std::string data;
-  {
-    std::ifstream in(path, std::ios::binary);
-    data.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  ASSERT_GT(data.size(), 40u);
-  std::string flipped = data;
-  flipped[flipped.size() / 2] ^= 0x5A;
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << flipped;
-  EXPECT_FALSE(cache.load(request(1)));
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << data.substr(0, data.size() / 3);
-  EXPECT_FALSE(cache.load(request(1)));
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << "";
-  EXPECT_FALSE(cache.load(request(1)));
-  // A later save repairs it.
-  cache.save(request(1), compiler.compile(request(1)));
-  EXPECT_TRUE(cache.load(request(1)));
 }
 
 TEST(CompilePool, CacheHitsSkipTheWorkersAndFailuresOfTheCompilerAreNotCached) {

@@ -16,7 +16,7 @@ TEST(CudaDriver, WithoutAGpuListsNothingAndRefusesToMeasure) {
   if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
   Problem problem(load_spec(test::source_dir() + "/spaces/transpose.yaml", {{"n", "64"}}));
   try {
-    make_gpu_runner(problem, 0, TimingOptions{});
+    make_gpu_runner(problem, 0, TimingOptions{}, {});
     FAIL() << "make_gpu_runner succeeded without a GPU";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNoGpu) << e.what();

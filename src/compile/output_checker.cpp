@@ -1,0 +1,83 @@
+#include "compile/output_checker.h"
+
+#include "gputune/error.h"
+
+namespace gputune {
+namespace {
+
+// Counts the elements of `got` that fail the check against `expected`, as the host's compare
+// does: equal passes, NaN never does, else |got - expected| <= atol + rtol |expected|.
+constexpr char kCheckSource[] = R"(
+template <typename T>
+__global__ void gputune_check(const T* got, const T* expected, unsigned long long n,
+                              double rtol, double atol, unsigned long long* mismatches) {
+  unsigned long long count = 0;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x +
+                              threadIdx.x; i < n; i += stride) {
+    const T g = got[i], e = expected[i];
+    if (g == e) continue;
+    const double x = static_cast<double>(g), r = static_cast<double>(e);
+    if (x != x || r != r || !(fabs(x - r) <= atol + rtol * fabs(r))) ++count;
+  }
+  if (count != 0) atomicAdd(mismatches, count);
+}
+)";
+
+const char* device_type_name(ScalarType type) {
+  switch (type) {
+    case ScalarType::kInt8:
+      return "signed char";
+    case ScalarType::kInt16:
+      return "short";
+    case ScalarType::kInt32:
+      return "int";
+    case ScalarType::kInt64:
+      return "long long";
+    case ScalarType::kUint8:
+      return "unsigned char";
+    case ScalarType::kUint16:
+      return "unsigned short";
+    case ScalarType::kUint32:
+      return "unsigned int";
+    case ScalarType::kUint64:
+      return "unsigned long long";
+    case ScalarType::kFloat32:
+      return "float";
+    case ScalarType::kFloat64:
+      return "double";
+  }
+  throw Error(ErrorCode::kInternal, "unknown scalar type");
+}
+
+}  // namespace
+
+std::string output_checker_name(ScalarType type) {
+  return std::string("gputune_check<") + device_type_name(type) + ">";
+}
+
+CompileRequest output_checker_request(ScalarType type, const std::string& arch) {
+  CompileRequest request;
+  request.source = kCheckSource;
+  request.source_name = "gputune_check.cu";
+  request.kernel_name_expressions = {output_checker_name(type)};
+  request.arch = arch;
+  return request;
+}
+
+OutputCheckers compile_output_checkers(const Spec& spec, Compiler& compiler,
+                                       const std::string& arch) {
+  OutputCheckers checkers;
+  for (const ArgumentSpec& argument : spec.arguments) {
+    if (!argument.is_buffer || !argument.output || checkers.count(argument.type)) continue;
+    CompiledKernel kernel = compiler.compile(output_checker_request(argument.type, arch));
+    if (!kernel.ok || kernel.lowered_names.size() != 1) {
+      throw Error(ErrorCode::kNvrtc, "the output checker " + output_checker_name(argument.type) +
+                                         " does not compile for " + arch + ": " + kernel.log);
+    }
+    checkers.emplace(argument.type, std::move(kernel));
+  }
+  return checkers;
+}
+
+}  // namespace gputune

@@ -1,0 +1,28 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "gputune/spec.h"
+#include "space/problem.h"
+
+namespace gputune {
+
+// A buffer argument as the runner keeps it on the host: inputs' contents
+// (uploaded again after a context reset) or, for outputs, the reference.
+struct HostBuffer {
+  BufferShape shape;
+  bool output = false;
+  bool scratch = false;  // passes data between launches: poisoned, never compared
+  std::vector<unsigned char> data;
+  bool given_reference = false;  // data is the spec's reference, not the baseline's output
+};
+
+// One per buffer argument of the problem, in order: inputs filled as the spec says, outputs
+// holding the spec's reference where it gives one. Throws Error(kSpec) for given bytes of the
+// wrong size.
+std::vector<HostBuffer> make_host_buffers(const Problem& problem);
+
+// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data).
+std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count);
+
+}  // namespace gputune

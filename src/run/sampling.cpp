@@ -1,0 +1,67 @@
+#include "run/sampling.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+
+namespace gputune {
+namespace {
+
+// The fewest samples kept when the time budget runs out before min_samples.
+constexpr size_t kFewestSamples = 3;
+
+}  // namespace
+
+bool AdaptiveStopping::warmed_up(double warmup_seconds) const {
+  return warmup_seconds * 1e3 >= timing_.warmup_ms;
+}
+
+bool AdaptiveStopping::enough(const std::vector<double>& samples_ms,
+                              double sampling_seconds) const {
+  const size_t min_samples = static_cast<size_t>(std::max(timing_.min_samples, 1));
+  const size_t max_samples = std::max(min_samples, static_cast<size_t>(timing_.max_samples));
+  const size_t n = samples_ms.size();
+  if (n >= max_samples) return true;
+  if (n >= min_samples && relative_standard_error(samples_ms) < timing_.target_noise) return true;
+  return n >= std::min(min_samples, kFewestSamples) && sampling_seconds >= timing_.max_seconds;
+}
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::vector<double> collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
+                                    const std::function<double()>& take_sample,
+                                    const SecondsClock& now) {
+  const double warmup_start = now();
+  do {
+    warm_up();
+  } while (!rule.warmed_up(now() - warmup_start));
+  std::vector<double> samples;
+  const double start = now();
+  do {
+    samples.push_back(take_sample());
+  } while (!rule.enough(samples, now() - start));
+  return samples;
+}
+
+double relative_standard_error(const std::vector<double>& samples) {
+  const double n = static_cast<double>(samples.size());
+  if (samples.size() < 2) return INFINITY;
+  double mean = 0;
+  for (double s : samples) mean += s;
+  mean /= n;
+  double variance = 0;
+  for (double s : samples) variance += (s - mean) * (s - mean);
+  variance /= n - 1;
+  return mean > 0 ? std::sqrt(variance) / std::sqrt(n) / mean : INFINITY;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace gputune

@@ -1,0 +1,56 @@
+#pragma once
+// Timing a variant: warm-up launches, then one timed sample after another until a stopping
+// rule says enough. Nothing here touches the GPU, so rules are tested on made-up samples.
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace gputune {
+
+struct TimingOptions {
+  int warmup_ms = 20;  // run at least this long before sampling
+  int min_samples = 10;
+  int max_samples = 500;
+  double max_seconds = 1.0;     // per variant
+  double target_noise = 0.005;  // stop when the median's relative standard error is below this
+  bool flush_l2 = true;
+};
+
+class StoppingRule {
+ public:
+  virtual ~StoppingRule() = default;
+  // After each warm-up launch (there is always one): true to start sampling.
+  virtual bool warmed_up(double warmup_seconds) const = 0;
+  // After each sample: true when the samples so far are enough.
+  virtual bool enough(const std::vector<double>& samples_ms, double sampling_seconds) const = 0;
+};
+
+// Today's rule, from TimingOptions: warm up for warmup_ms; then stop at max_samples, or from
+// min_samples on once the noise is below target_noise, or when max_seconds have passed with
+// at least min(min_samples, 3) samples.
+class AdaptiveStopping : public StoppingRule {
+ public:
+  explicit AdaptiveStopping(const TimingOptions& timing) : timing_(timing) {}
+  bool warmed_up(double warmup_seconds) const override;
+  bool enough(const std::vector<double>& samples_ms, double sampling_seconds) const override;
+
+ private:
+  TimingOptions timing_;
+};
+
+// Seconds on a steady clock; replaceable in tests.
+using SecondsClock = std::function<double()>;
+double steady_seconds();
+
+// Runs warm_up() until the rule is warmed up, then take_sample() (milliseconds) until it has
+// enough; returns every sample.
+std::vector<double> collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
+                                    const std::function<double()>& take_sample,
+                                    const SecondsClock& now = steady_seconds);
+
+// The standard error of the mean relative to the mean; infinite for fewer than 2 samples or a
+// mean that is not positive.
+double relative_standard_error(const std::vector<double>& samples);
+double median(std::vector<double> values);  // of at least one value
+
+}  // namespace gputune

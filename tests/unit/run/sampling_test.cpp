@@ -1,0 +1,119 @@
+#include "run/sampling.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace gputune {
+namespace {
+
+// A stream of made-up samples on a made-up clock: each launch takes `launch_s` seconds.
+struct SyntheticRun {
+  std::vector<double> stream;  // repeated
+  double launch_s = 1.0 / 1024;  // exact in binary: the clock adds up without rounding
+  double clock = 0;
+  int warmups = 0;
+  size_t next = 0;
+
+  std::vector<double> collect(const StoppingRule& rule) {
+    return collect_samples(
+        rule,
+        [this] {
+          ++warmups;
+          clock += launch_s;
+        },
+        [this] {
+          clock += launch_s;
+          return stream[next++ % stream.size()];
+        },
+        [this] { return clock; });
+  }
+};
+
+TimingOptions options() {
+  TimingOptions timing;
+  timing.warmup_ms = 20;
+  timing.min_samples = 10;
+  timing.max_samples = 50;
+  timing.max_seconds = 1.0;
+  timing.target_noise = 0.005;
+  return timing;
+}
+
+TEST(AdaptiveStopping, WarmsUpForItsTimeThenStopsAtMinSamplesWhenQuiet) {
+  SyntheticRun run{{1.0}};
+  const std::vector<double> samples = run.collect(AdaptiveStopping(options()));
+  EXPECT_EQ(run.warmups, 21);  // 20 ms of 0.977 ms launches
+  EXPECT_EQ(samples.size(), 10u);
+}
+
+TEST(AdaptiveStopping, AlwaysWarmsUpOnce) {
+  TimingOptions timing = options();
+  timing.warmup_ms = 0;
+  SyntheticRun run{{1.0}};
+  run.collect(AdaptiveStopping(timing));
+  EXPECT_EQ(run.warmups, 1);
+}
+
+TEST(AdaptiveStopping, NoisySamplesRunToMaxSamples) {
+  SyntheticRun run{{1.0, 2.0, 0.5, 3.0}};
+  EXPECT_EQ(run.collect(AdaptiveStopping(options())).size(), 50u);
+}
+
+TEST(AdaptiveStopping, NoiseThatSettlesStopsBetweenMinAndMax) {
+  // Ten noisy samples, then steady ones: the standard error falls below 0.5 % on the way.
+  SyntheticRun run{{}};
+  for (int i = 0; i < 10; ++i) run.stream.push_back(i % 2 == 0 ? 1.03 : 0.97);
+  for (int i = 0; i < 200; ++i) run.stream.push_back(1.0);
+  const size_t n = run.collect(AdaptiveStopping(options())).size();
+  EXPECT_EQ(n, 20u);  // 0.009 / (n (n - 1)) < 0.005^2 from n = 20 on
+  std::vector<double> kept(run.stream.begin(), run.stream.begin() + static_cast<long>(n));
+  EXPECT_LT(relative_standard_error(kept), 0.005);
+  kept.pop_back();
+  EXPECT_GE(relative_standard_error(kept), 0.005);  // it stopped at the first quiet enough
+}
+
+TEST(AdaptiveStopping, TheTimeBudgetStopsSlowNoisyVariantsAfterThreeSamples) {
+  SyntheticRun run{{100.0, 300.0}, 0.4};  // 0.4 s a launch: the 1 s budget is gone after 3
+  EXPECT_EQ(run.collect(AdaptiveStopping(options())).size(), 3u);
+}
+
+TEST(AdaptiveStopping, FewerMinSamplesThanThreeAreKeptUnderTheTimeBudget) {
+  TimingOptions timing = options();
+  timing.min_samples = 2;
+  SyntheticRun run{{100.0, 300.0}, 2.0};
+  EXPECT_EQ(run.collect(AdaptiveStopping(timing)).size(), 2u);
+}
+
+// Any rule plugs in: this one takes a fixed number of samples and no warm-up time.
+class FixedCount : public StoppingRule {
+ public:
+  explicit FixedCount(size_t count) : count_(count) {}
+  bool warmed_up(double) const override { return true; }
+  bool enough(const std::vector<double>& samples, double) const override {
+    return samples.size() >= count_;
+  }
+
+ private:
+  size_t count_;
+};
+
+TEST(StoppingRule, ACustomRuleDecides) {
+  SyntheticRun run{{1.0, 2.0, 0.5, 3.0}};
+  const std::vector<double> samples = run.collect(FixedCount(7));
+  EXPECT_EQ(run.warmups, 1);
+  EXPECT_EQ(samples, (std::vector<double>{1.0, 2.0, 0.5, 3.0, 1.0, 2.0, 0.5}));
+}
+
+TEST(SampleStatistics, MedianAndRelativeStandardError) {
+  EXPECT_DOUBLE_EQ(median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(median({4.0, 1.0, 2.0, 3.0}), 2.5);
+  EXPECT_TRUE(std::isinf(relative_standard_error({1.0})));
+  EXPECT_DOUBLE_EQ(relative_standard_error({2.0, 2.0, 2.0}), 0.0);
+  // mean 2, sample standard deviation 1, n = 3: 1 / sqrt(3) / 2.
+  EXPECT_NEAR(relative_standard_error({1.0, 2.0, 3.0}), 1 / std::sqrt(3.0) / 2, 1e-15);
+}
+
+}  // namespace
+}  // namespace gputune
