@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "gputune/status.h"
@@ -21,5 +22,36 @@ struct Measurement {
   double median_ms() const;  // NaN without samples
   double spread() const;     // (p90 - p10) / median; 0 with fewer than 2 samples
 };
+
+// How a field is written: the first four each format writes its own way (the config as a JSON
+// object, samples with their median and spread, ...), the last three as plain scalars.
+enum class FieldKind { kConfigIndex, kConfig, kStatus, kSamples, kReal, kInteger, kText };
+
+// One field of Measurement. The store's columns, recordings, worker IPC, the report's JSON and
+// Python's dicts all walk measurement_fields(), so that a new field is a member above, a row in
+// the table (src/core/measurement_fields.cpp) and a store migration.
+struct MeasurementField {
+  const char* name;  // the store column, recording column, report and Python key of a scalar
+  FieldKind kind;
+  std::variant<uint64_t Measurement::*, std::string Measurement::*, Status Measurement::*,
+               std::vector<double> Measurement::*, double Measurement::*, int Measurement::*>
+      member;
+  bool in_recording = true;  // recordings (format v1) hold only the fields they always held
+  bool in_report = true;
+  // A real's value where an older database row or recording has none (NULL, no column).
+  double missing = 0;
+
+  template <typename T>
+  T& of(Measurement& m) const {
+    return m.*std::get<T Measurement::*>(member);
+  }
+  template <typename T>
+  const T& of(const Measurement& m) const {
+    return m.*std::get<T Measurement::*>(member);
+  }
+};
+
+// Every field of Measurement, in the order of the struct.
+const std::vector<MeasurementField>& measurement_fields();
 
 }  // namespace gputune

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace gputune {
@@ -20,9 +21,21 @@ class Value {
   std::string text() const;  // as it goes into a macro or a template argument
   std::string json() const;  // a JSON scalar
   bool operator==(const Value& other) const { return v_ == other.v_; }
+  // Calls f with the int64_t, double or std::string held.
+  template <typename F>
+  decltype(auto) visit(F&& f) const {
+    return std::visit(std::forward<F>(f), v_);
+  }
 
  private:
   std::variant<int64_t, double, std::string> v_;
 };
+
+// nlohmann::json's conversion hook, found by ADL: `json["TILE"] = value` writes the scalar that
+// json() writes, without this header depending on the library.
+template <typename Json>
+void to_json(Json& json, const Value& value) {
+  value.visit([&](const auto& v) { json = v; });
+}
 
 }  // namespace gputune

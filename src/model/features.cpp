@@ -4,9 +4,8 @@
 #include <cmath>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 
-#include "core/exact_text.h"
+#include "core/config_codec.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -53,15 +52,9 @@ LaunchOf launch_of(const Spec& spec) {
     std::lock_guard<std::mutex> lock(state->mutex);
     auto found = state->problems.find(values);
     if (found == state->problems.end()) {
-      Spec at = state->spec;
-      for (auto& [name, expr] : at.problem) {
-        for (const auto& [given, value] : values) {
-          if (given == name) expr.text = exact_text(value);
-        }
-      }
       std::unique_ptr<Problem> problem;
       try {
-        problem = std::make_unique<Problem>(std::move(at));
+        problem = std::make_unique<Problem>(state->spec, values);
       } catch (const Error&) {
         // No valid space at these values: no geometry there.
       }
@@ -101,20 +94,19 @@ std::vector<double> geometry_features(const LaunchShape& shape, const ResourceUs
 }
 
 std::optional<uint64_t> index_from_json(const SearchSpace& space, const std::string& config_json) {
-  nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
-  if (!config.is_object()) return std::nullopt;
+  const std::optional<Config> config = config_from_json(config_json);
+  if (!config) return std::nullopt;
   const auto& dimensions = space.dimensions();
   std::vector<size_t> digits(dimensions.size(), 0);
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    auto found = config.find(dimensions[d].name);
-    if (found == config.end()) return std::nullopt;
+    const Value* found = find_value(*config, dimensions[d].name);
+    if (!found) return std::nullopt;
     const auto& values = dimensions[d].values;
     size_t k = 0;
     for (; k < values.size(); ++k) {
       const bool same = values[k].is_number()
-                            ? found->is_number() && found->get<double>() == values[k].as_number()
-                            : (found->is_string() ? found->get<std::string>() : found->dump()) ==
-                                  values[k].text();
+                            ? found->is_number() && found->as_number() == values[k].as_number()
+                            : symbol_text(*found) == values[k].text();
       if (same) break;
     }
     if (k == values.size()) return std::nullopt;
@@ -195,24 +187,24 @@ std::vector<double> FeatureMap::row(uint64_t index, const std::vector<double>& p
 std::optional<std::vector<double>> FeatureMap::row_from_json(
     const std::string& config_json, const std::vector<double>& problem_values,
     const ResourceUsage* resources) const {
-  nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
-  if (!config.is_object()) return std::nullopt;
+  const std::optional<Config> config = config_from_json(config_json);
+  if (!config) return std::nullopt;
   const auto& dimensions = space_->dimensions();
   std::vector<double> out;
   out.reserve(names_.size());
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    auto found = config.find(dimensions[d].name);
-    if (found == config.end()) return std::nullopt;
+    const Value* found = find_value(*config, dimensions[d].name);
+    if (!found) return std::nullopt;
     const size_t begin = first_column_[d];
     const size_t end = d + 1 < dimensions.size() ? first_column_[d + 1] : columns_.size();
     if (!columns_[begin].one_hot) {
       if (!found->is_number()) return std::nullopt;
-      double v = found->get<double>();
+      double v = found->as_number();
       if (columns_[begin].log2 && !(v > 0)) return std::nullopt;
       out.push_back(columns_[begin].log2 ? std::log2(v) : v);
       continue;
     }
-    std::string text = found->is_string() ? found->get<std::string>() : found->dump();
+    std::string text = symbol_text(*found);
     bool known = false;
     for (size_t c = begin; c < end; ++c) {
       known = known || columns_[c].symbol == text;

@@ -230,27 +230,61 @@ void get(Reader& r, Variant* v) {
   v->scalar_arguments = r.doubles();
 }
 
+// Field by field, in the order of measurement_fields(): both ends are the same build.
 void put(Writer& w, const Measurement& m) {
-  w.u64(m.config_index).str(m.config).u32(static_cast<uint32_t>(m.status)).doubles(m.samples_ms);
-  w.f64(m.compile_ms).f64(m.check_ms).f64(m.time_ms);
-  w.i64(m.registers).i64(m.shared_bytes).i64(m.spill_bytes).str(m.message);
+  for (const MeasurementField& field : measurement_fields()) {
+    switch (field.kind) {
+      case FieldKind::kConfigIndex:
+        w.u64(field.of<uint64_t>(m));
+        break;
+      case FieldKind::kConfig:
+      case FieldKind::kText:
+        w.str(field.of<std::string>(m));
+        break;
+      case FieldKind::kStatus:
+        w.u32(static_cast<uint32_t>(field.of<Status>(m)));
+        break;
+      case FieldKind::kSamples:
+        w.doubles(field.of<std::vector<double>>(m));
+        break;
+      case FieldKind::kReal:
+        w.f64(field.of<double>(m));
+        break;
+      case FieldKind::kInteger:
+        w.i64(field.of<int>(m));
+        break;
+    }
+  }
 }
 void get(Reader& r, Measurement* m) {
-  m->config_index = r.u64();
-  m->config = r.str();
-  const uint32_t status = r.u32();
-  if (status > static_cast<uint32_t>(Status::kWrongAnswer)) {
-    throw Error(ErrorCode::kInternal, "a worker process sent an unknown status");
+  for (const MeasurementField& field : measurement_fields()) {
+    switch (field.kind) {
+      case FieldKind::kConfigIndex:
+        field.of<uint64_t>(*m) = r.u64();
+        break;
+      case FieldKind::kConfig:
+      case FieldKind::kText:
+        field.of<std::string>(*m) = r.str();
+        break;
+      case FieldKind::kStatus: {
+        const uint32_t status = r.u32();
+        if (status > static_cast<uint32_t>(Status::kWrongAnswer)) {
+          throw Error(ErrorCode::kInternal, "a worker process sent an unknown status");
+        }
+        field.of<Status>(*m) = static_cast<Status>(status);
+        break;
+      }
+      case FieldKind::kSamples:
+        field.of<std::vector<double>>(*m) = r.doubles();
+        break;
+      case FieldKind::kReal:
+        field.of<double>(*m) = r.f64();
+        break;
+      case FieldKind::kInteger:
+        field.of<int>(*m) = static_cast<int>(r.i64());
+        break;
+    }
   }
-  m->status = static_cast<Status>(status);
-  m->samples_ms = r.doubles();
-  m->compile_ms = r.f64();
-  m->check_ms = r.f64();
-  m->time_ms = r.f64();
-  m->registers = static_cast<int>(r.i64());
-  m->shared_bytes = static_cast<int>(r.i64());
-  m->spill_bytes = static_cast<int>(r.i64());
-  m->message = r.str();
 }
 
 void put(Writer& w, const Error& e) { w.u32(static_cast<uint32_t>(e.code())).str(e.what()); }

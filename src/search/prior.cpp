@@ -1,7 +1,8 @@
 #include "search/prior.h"
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
+
+#include "core/config_codec.h"
 
 namespace gputune {
 
@@ -21,12 +22,7 @@ std::vector<PriorData> prior_from_store(const Store& store, int64_t workload,
       continue;
     }
     PriorData data;
-    auto problem = nlohmann::json::parse(other.key.problem_json, nullptr, false);
-    if (problem.is_object()) {
-      for (auto it = problem.begin(); it != problem.end(); ++it) {
-        if (it->is_number()) data.problem_values.emplace_back(it.key(), it->get<double>());
-      }
-    }
+    data.problem_values = problem_from_json(other.key.problem_json).value_or(ProblemValues{});
     data.label = other.key.device.name + " " + other.key.problem_json;
     data.sm_count = other.key.device.sm_count;
     data.measurements = store.measured(other.id);

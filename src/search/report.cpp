@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/config_codec.h"
+
 namespace gputune {
 
 namespace {
@@ -32,21 +34,46 @@ std::string first_line(const std::string& text) {
   return first;
 }
 
+nlohmann::json config_json_value(const std::string& text) {
+  const std::optional<Config> config = config_from_json(text.empty() ? "{}" : text);
+  if (!config) return text;  // not JSON: shown as the text it is
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : *config) out[name] = value;
+  return out;
+}
+
 nlohmann::json measurement_json(const Measurement& m) {
   nlohmann::json j;
-  j["index"] = m.config_index;
-  j["config"] = nlohmann::json::parse(m.config.empty() ? "{}" : m.config, nullptr, false);
-  j["status"] = status_name(m.status);
-  if (!m.samples_ms.empty()) {
-    j["median_ms"] = m.median_ms();
-    j["spread"] = m.spread();
-    j["samples"] = m.samples_ms.size();
+  for (const MeasurementField& field : measurement_fields()) {
+    if (!field.in_report) continue;
+    switch (field.kind) {
+      case FieldKind::kConfigIndex:
+        j["index"] = field.of<uint64_t>(m);
+        break;
+      case FieldKind::kConfig:
+        j["config"] = config_json_value(field.of<std::string>(m));
+        break;
+      case FieldKind::kStatus:
+        j["status"] = status_name(field.of<Status>(m));
+        break;
+      case FieldKind::kSamples:
+        if (!m.samples_ms.empty()) {
+          j["median_ms"] = m.median_ms();
+          j["spread"] = m.spread();
+          j["samples"] = m.samples_ms.size();
+        }
+        break;
+      case FieldKind::kReal:
+        j[field.name] = field.of<double>(m);
+        break;
+      case FieldKind::kInteger:
+        j[field.name] = field.of<int>(m);
+        break;
+      case FieldKind::kText:
+        if (!field.of<std::string>(m).empty()) j[field.name] = field.of<std::string>(m);
+        break;
+    }
   }
-  j["compile_ms"] = m.compile_ms;
-  j["registers"] = m.registers;
-  j["shared_bytes"] = m.shared_bytes;
-  j["spill_bytes"] = m.spill_bytes;
-  if (!m.message.empty()) j["message"] = m.message;
   return j;
 }
 
@@ -68,12 +95,15 @@ Metrics metrics_of(const Problem& problem) {
 }
 
 std::string config_text(const std::string& config_json) {
-  auto j = nlohmann::json::parse(config_json.empty() ? "{}" : config_json, nullptr, false);
-  if (!j.is_object()) return config_json;
+  std::optional<Config> config = config_from_json(config_json.empty() ? "{}" : config_json);
+  if (!config) return config_json;
+  // By name, as the tables have always listed them.
+  std::sort(config->begin(), config->end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string out;
-  for (auto it = j.begin(); it != j.end(); ++it) {
+  for (const auto& [name, value] : *config) {
     if (!out.empty()) out += ' ';
-    out += it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
+    out += name + "=" + symbol_text(value);
   }
   return out;
 }

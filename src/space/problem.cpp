@@ -86,10 +86,18 @@ struct Problem::Impl {
   }
 };
 
-Problem::Problem(Spec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>()) {
+Problem::Problem(Spec spec) : Problem(std::move(spec), {}) {}
+
+Problem::Problem(Spec spec, const ProblemValues& at)
+    : spec_(std::move(spec)), impl_(std::make_unique<Impl>()) {
   Scope& scope = impl_->scope;
   for (const auto& [name, expr] : spec_.problem) {
-    const double value = compile(expr, scope, "problem value '" + name + "'").evaluate();
+    const double* given = nullptr;
+    for (const auto& [at_name, at_value] : at) {
+      if (at_name == name) given = &at_value;
+    }
+    const double value =
+        given ? *given : compile(expr, scope, "problem value '" + name + "'").evaluate();
     if (!std::isfinite(value)) {
       fail(expr.where, "problem value '" + name + "' = " + expr.text + " is " +
                            std::to_string(value) + "; expected a finite number");
@@ -199,17 +207,7 @@ Problem::Problem(Spec spec) : spec_(std::move(spec)), impl_(std::make_unique<Imp
 
 Problem::~Problem() = default;
 
-std::string Problem::problem_json() const {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : problem_values_) {
-    if (is_integral(value) && std::abs(value) < 9.0e15) {
-      out[name] = std::llround(value);
-    } else {
-      out[name] = value;
-    }
-  }
-  return out.dump();
-}
+std::string Problem::problem_json() const { return problem_to_json(problem_values_); }
 
 std::vector<BufferShape> Problem::buffers() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config_codec.h"
 #include "core/expression.h"
 #include "gputune/spec.h"
 #include "space/search_space.h"
@@ -44,13 +45,15 @@ struct BufferShape {
 class Problem {
  public:
   explicit Problem(Spec spec);
+  // The spec at other problem values: each value given here replaces its expression, the
+  // others are evaluated as written (they may use the given ones). Names the spec lacks are
+  // ignored.
+  Problem(Spec spec, const ProblemValues& at);
   ~Problem();
 
   const Spec& spec() const { return spec_; }
   const SearchSpace& space() const { return *space_; }
-  const std::vector<std::pair<std::string, double>>& problem_values() const {
-    return problem_values_;
-  }
+  const ProblemValues& problem_values() const { return problem_values_; }
   std::string problem_json() const;  // {"n":8192}
   uint64_t baseline_index() const { return baseline_index_; }
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
@@ -62,7 +65,7 @@ class Problem {
 
  private:
   Spec spec_;
-  std::vector<std::pair<std::string, double>> problem_values_;
+  ProblemValues problem_values_;
   std::unique_ptr<SearchSpace> space_;
   uint64_t baseline_index_ = 0;
   struct Impl;

@@ -2,8 +2,8 @@
 
 #include <limits>
 #include <mutex>
-#include <nlohmann/json.hpp>
 
+#include "core/config_codec.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -139,12 +139,13 @@ std::string SearchSpace::describe(uint64_t index) const {
 }
 
 std::string SearchSpace::json(uint64_t index) const {
-  const std::vector<Value> config = values(index);
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (size_t d = 0; d < config.size(); ++d) {
-    out[dimensions_[d].name] = nlohmann::ordered_json::parse(config[d].json());
+  const std::vector<Value> values_of_index = values(index);
+  Config config;
+  config.reserve(values_of_index.size());
+  for (size_t d = 0; d < values_of_index.size(); ++d) {
+    config.emplace_back(dimensions_[d].name, values_of_index[d]);
   }
-  return out.dump();
+  return config_to_json(config);
 }
 
 int SearchSpace::dimension_index(const std::string& name) const {

@@ -262,26 +262,111 @@ std::vector<double> samples_from_json(const std::string& text, const std::string
   return samples;
 }
 
-// Columns: config_index, config_json, status, message, samples_json, compile_ms, registers,
-// shared_bytes, spill_bytes, check_ms, time_ms, starting at `first`.
-constexpr const char* kMeasurementColumns =
-    "v.config_index, v.config_json, m.status, m.message, m.samples_json, m.compile_ms, "
-    "m.registers, m.shared_bytes, m.spill_bytes, m.check_ms, m.time_ms";
+// The SELECT list of a measurement with its variant (aliases v and m), one column per field of
+// measurement_fields(), in that order.
+std::string measurement_columns() {
+  std::string out;
+  for (const MeasurementField& field : measurement_fields()) {
+    if (!out.empty()) out += ", ";
+    switch (field.kind) {
+      case FieldKind::kConfigIndex:
+        out += "v.config_index";
+        break;
+      case FieldKind::kConfig:
+        out += "v.config_json";
+        break;
+      case FieldKind::kSamples:
+        out += "m.samples_json";
+        break;
+      default:
+        out += std::string("m.") + field.name;
+    }
+  }
+  return out;
+}
+
+// The measurements table's columns that commit() writes after variant_id: every field but the
+// variant's own (index and config), and the samples' median and spread beside them.
+std::vector<std::string> measurement_insert_columns() {
+  std::vector<std::string> out;
+  for (const MeasurementField& field : measurement_fields()) {
+    if (field.kind == FieldKind::kConfigIndex || field.kind == FieldKind::kConfig) continue;
+    if (field.kind == FieldKind::kSamples) {
+      out.insert(out.end(), {"samples_json", "median_ms", "spread"});
+    } else {
+      out.push_back(field.name);
+    }
+  }
+  return out;
+}
+
+std::string measurement_insert_sql() {
+  std::string columns = "variant_id", values = "?1";
+  int parameter = 1;
+  for (const std::string& column : measurement_insert_columns()) {
+    columns += ", " + column;
+    values += ", ?" + std::to_string(++parameter);
+  }
+  return "INSERT INTO measurements (" + columns + ") VALUES (" + values + ")";
+}
 
 Measurement read_measurement(const Statement& s, int first, const std::string& path) {
   Measurement m;
-  m.config_index = from_db(s.int64(first));
-  m.config = s.text(first + 1);
-  m.status = status_from_name(s.text(first + 2));
-  m.message = s.text(first + 3);
-  m.samples_ms = samples_from_json(s.text(first + 4), path);
-  m.compile_ms = s.real(first + 5);
-  m.registers = s.integer(first + 6);
-  m.shared_bytes = s.integer(first + 7);
-  m.spill_bytes = s.integer(first + 8);
-  m.check_ms = s.is_null(first + 9) ? 0 : s.real(first + 9);
-  m.time_ms = s.is_null(first + 10) ? 0 : s.real(first + 10);
+  int column = first;
+  for (const MeasurementField& field : measurement_fields()) {
+    const int c = column++;
+    switch (field.kind) {
+      case FieldKind::kConfigIndex:
+        field.of<uint64_t>(m) = from_db(s.int64(c));
+        break;
+      case FieldKind::kConfig:
+      case FieldKind::kText:
+        field.of<std::string>(m) = s.text(c);
+        break;
+      case FieldKind::kStatus:
+        field.of<Status>(m) = status_from_name(s.text(c));
+        break;
+      case FieldKind::kSamples:
+        field.of<std::vector<double>>(m) = samples_from_json(s.text(c), path);
+        break;
+      case FieldKind::kReal:
+        field.of<double>(m) = s.is_null(c) ? field.missing : s.real(c);
+        break;
+      case FieldKind::kInteger:
+        field.of<int>(m) = s.integer(c);
+        break;
+    }
+  }
   return m;
+}
+
+// Binds a measurement's columns of measurement_insert_columns(), from parameter 2 on.
+void bind_measurement(Statement& s, const Measurement& m) {
+  int parameter = 1;
+  for (const MeasurementField& field : measurement_fields()) {
+    switch (field.kind) {
+      case FieldKind::kConfigIndex:
+      case FieldKind::kConfig:
+        break;
+      case FieldKind::kStatus:
+        s.bind(++parameter, std::string(status_name(field.of<Status>(m))));
+        break;
+      case FieldKind::kSamples:
+        s.bind(++parameter, samples_to_json(field.of<std::vector<double>>(m)));
+        s.bind(++parameter, m.median_ms());
+        s.bind(++parameter, m.spread());
+        break;
+      case FieldKind::kReal:
+        s.bind(++parameter, field.of<double>(m));
+        break;
+      case FieldKind::kInteger:
+        s.bind(++parameter, field.of<int>(m));
+        break;
+      case FieldKind::kText:
+        s.bind(++parameter, field.of<std::string>(m));
+        break;
+    }
+  }
 }
 
 class SqliteStore : public Store {
@@ -344,21 +429,17 @@ class SqliteStore : public Store {
                       "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
                       "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
                       "ELSE excluded.config_json END RETURNING id");
-    Statement insert(db(), path_,
-                     "INSERT INTO measurements (variant_id, status, message, samples_json, "
-                     "median_ms, spread, compile_ms, registers, shared_bytes, spill_bytes, "
-                     "check_ms, time_ms) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    static const std::string kInsert = measurement_insert_sql();
+    Statement insert(db(), path_, kInsert.c_str());
     for (const Measurement& m : measurements) {
       variant.bind(1, workload).bind(2, to_db(m.config_index)).bind(3, m.config);
       if (!variant.step()) throw Error(ErrorCode::kDb, path_ + ": variant upsert returned no row");
       int64_t variant_id = variant.int64(0);
       variant.reset();
 
-      insert.bind(1, variant_id).bind(2, std::string(status_name(m.status))).bind(3, m.message);
-      insert.bind(4, samples_to_json(m.samples_ms)).bind(5, m.median_ms()).bind(6, m.spread());
-      insert.bind(7, m.compile_ms).bind(8, m.registers).bind(9, m.shared_bytes);
-      insert.bind(10, m.spill_bytes).bind(11, m.check_ms).bind(12, m.time_ms).run();
+      insert.bind(1, variant_id);
+      bind_measurement(insert, m);
+      insert.run();
       insert.reset();
     }
     tx.commit();
@@ -366,7 +447,7 @@ class SqliteStore : public Store {
 
   std::vector<Measurement> measured(int64_t workload) const override {
     Statement s(db(), path_,
-                (std::string("SELECT ") + kMeasurementColumns +
+                ("SELECT " + measurement_columns() +
                  " FROM variants v JOIN measurements m ON m.id = "
                  "(SELECT MAX(id) FROM measurements WHERE variant_id = v.id) "
                  "WHERE v.workload_id = ?1 ORDER BY v.config_index")
@@ -379,7 +460,7 @@ class SqliteStore : public Store {
 
   std::vector<Attempt> attempts(int64_t workload) const override {
     Statement s(db(), path_,
-                (std::string("SELECT m.id, m.created_at, ") + kMeasurementColumns +
+                ("SELECT m.id, m.created_at, " + measurement_columns() +
                  " FROM variants v JOIN measurements m ON m.variant_id = v.id "
                  "WHERE v.workload_id = ?1 ORDER BY m.id")
                     .c_str());
@@ -598,7 +679,7 @@ ORDER BY w.id
 
   Measurement load_measurement(int64_t measurement_id) const {
     Statement s(db(), path_,
-                (std::string("SELECT ") + kMeasurementColumns +
+                ("SELECT " + measurement_columns() +
                  " FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.id = ?1")
                     .c_str());
     s.bind(1, measurement_id);

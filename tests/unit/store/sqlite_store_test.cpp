@@ -16,6 +16,7 @@
 
 #include "gputune/error.h"
 #include "store/store.h"
+#include "support/measurement_fields.h"
 
 namespace gputune {
 namespace {
@@ -566,6 +567,25 @@ TEST(SqliteStore, KilledWriterLeavesWholeCommits) {
   EXPECT_EQ(store->workloads()[0].attempts, static_cast<int64_t>(n));
   RawDb raw(path);
   EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
+}
+
+}  // namespace
+}  // namespace gputune
+
+namespace gputune {
+namespace {
+
+TEST(SqliteStore, EveryListedFieldRoundTrips) {
+  auto store = open_sqlite_store(":memory:");
+  const int64_t w = store->workload(transpose_key());
+  const Measurement m = testing::every_field_set();
+  store->commit(w, {m});
+  const auto measured = store->measured(w);
+  ASSERT_EQ(measured.size(), 1u);
+  testing::expect_fields(m, measured[0], testing::every_field);
+  const auto attempts = store->attempts(w);
+  ASSERT_EQ(attempts.size(), 1u);
+  testing::expect_fields(m, attempts[0].measurement, testing::every_field);
 }
 
 }  // namespace
