@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "model/launch_shape.h"
 #include "space/problem.h"
 #include "space/search_space.h"
-#include "strategy/strategy.h"
 
 namespace gputune {
 

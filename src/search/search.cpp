@@ -12,6 +12,7 @@
 #include "gputune/error.h"
 #include "model/features.h"
 #include "process/process_runner.h"
+#include "model/cost_model.h"
 #include "search/prior.h"
 #include "strategy/strategy.h"
 
@@ -308,11 +309,15 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   uint64_t total = valid_total(space);
   if (budget > 0) total = std::min<uint64_t>(total, static_cast<uint64_t>(budget));
   ProgressTracker tracker(total, progress);
+  StrategyContext context(space);
   if (options.use_prior) {
-    strategy->use_prior(problem.problem_values(), prior_from_store(store, result.workload, key));
+    context.problem_values = problem.problem_values();
+    context.prior = prior_from_store(store, result.workload, kernel_identity(problem));
   }
-  strategy->use_launches(launch_of(spec), runner.device().sm_count);
-  strategy->start(space, {});
+  context.launch = launch_of(spec);
+  context.sm_count = runner.device().sm_count;
+  context.cost_model = gaussian_process_factory();
+  strategy->start(context);
   tracker.report();
 
   const bool pipelined = async_runner != nullptr || compiles.parallelism() > 1;

@@ -48,7 +48,7 @@ TEST(RandomPermutation, SeedsGiveDifferentOrders) {
 TEST(BruteForce, ProposesEveryValidConfigOnceInOrder) {
   SearchSpace space = make_space();
   auto strategy = make_strategy("brute_force", 0);
-  strategy->start(space, {});
+  strategy->start(StrategyContext(space));
   auto all = drain(*strategy, 5);
   ASSERT_EQ(all.size(), space.count_valid());
   for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1], all[i]);
@@ -58,8 +58,8 @@ TEST(BruteForce, ProposesEveryValidConfigOnceInOrder) {
 TEST(Random, DeterministicForASeedAndCoversTheSpaceOnce) {
   SearchSpace space = make_space();
   auto first = make_strategy("random", 7), second = make_strategy("random", 7);
-  first->start(space, {});
-  second->start(space, {});
+  first->start(StrategyContext(space));
+  second->start(StrategyContext(space));
   auto a = drain(*first, 3), b = drain(*second, 4);
   EXPECT_EQ(a, b);
   std::set<uint64_t> unique(a.begin(), a.end());
@@ -68,7 +68,7 @@ TEST(Random, DeterministicForASeedAndCoversTheSpaceOnce) {
   for (auto index : a) EXPECT_TRUE(space.valid(index));
 
   auto other = make_strategy("random", 8);
-  other->start(space, {});
+  other->start(StrategyContext(space));
   EXPECT_NE(drain(*other, 3), a);
   EXPECT_FALSE(std::is_sorted(a.begin(), a.end()));
 }
