@@ -4,6 +4,7 @@
 
 #include "gputune/error.h"
 #include "strategy/permutation.h"
+#include "strategy/registry.h"
 #include "strategy/strategy.h"
 
 namespace gputune {
@@ -81,6 +82,46 @@ TEST(Strategy, UnknownNameListsTheKnownOnes) {
     EXPECT_EQ(e.code(), ErrorCode::kUsage);
     EXPECT_NE(std::string(e.what()).find("brute_force, random"), std::string::npos);
   }
+}
+
+// A strategy added the way every strategy is: one registrar in its own file (here, this one).
+class EveryOtherStrategy : public Strategy {
+ public:
+  void start(const StrategyContext& context) override {
+    space_ = &context.space;
+    next_ = 0;
+  }
+  std::vector<uint64_t> propose(size_t max_batch) override {
+    std::vector<uint64_t> batch;
+    for (; batch.size() < max_batch && next_ < space_->size(); next_ += 2) {
+      if (space_->valid(next_)) batch.push_back(next_);
+    }
+    return batch;
+  }
+  void observe(const std::vector<Measurement>&) override {}
+
+ private:
+  const SearchSpace* space_ = nullptr;
+  uint64_t next_ = 0;
+};
+
+const StrategyRegistrar kEveryOther{
+    {"every_other", 1000, [](uint64_t) { return std::make_unique<EveryOtherStrategy>(); }}};
+
+TEST(StrategyRegistry, ListsTheBuiltInStrategiesByRankAndOneRegisteredElsewhere) {
+  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"brute_force", "random", "annealing",
+                                                        "genetic", "model", "every_other"}));
+  SearchSpace space = make_space();
+  auto strategy = make_strategy("every_other", 0);
+  strategy->start(StrategyContext(space));
+  for (uint64_t index : drain(*strategy, 4)) EXPECT_EQ(index % 2, 0u);
+}
+
+TEST(StrategyRegistry, RefusesATakenNameAndAMissingFactory) {
+  EXPECT_THROW(register_strategy({"random", 5, [](uint64_t) { return make_strategy("random", 1); }}),
+               Error);
+  EXPECT_THROW(register_strategy({"nameless_factory", 5, nullptr}), Error);
+  EXPECT_EQ(strategy_names().size(), 6u);
 }
 
 }  // namespace
