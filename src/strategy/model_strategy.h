@@ -31,9 +31,10 @@ struct ModelStrategyStats {
 };
 
 // Model-guided search: a Gaussian process on log time proposes the config with the largest
-// expected improvement. With prior data, a GP fit on it ranks the whole space first, so the
-// search starts from the most promising configs, and its prediction becomes the mean function
-// that the GP on this workload's results corrects.
+// expected improvement. With prior data, a cost model fit on it (the context's, else a GP with
+// these options) ranks the whole space first, so the search starts from the most promising
+// configs, and its prediction becomes the mean function that the GP on this workload's results
+// corrects.
 class ModelStrategy : public Strategy {
  public:
   explicit ModelStrategy(uint64_t seed, ModelStrategyOptions options = {});

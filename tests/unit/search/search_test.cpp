@@ -8,7 +8,11 @@
 #include <set>
 
 #include "gputune/error.h"
+#include "search/evaluation_pipeline.h"
 #include "search/prior.h"
+#include "search/search_budget.h"
+#include "search/stored_results.h"
+#include "search/strategy_context.h"
 #include "spec/spec_loader.h"
 #include "support/fakes.h"
 
@@ -262,6 +266,69 @@ parameters: )" << parameters
   EXPECT_TRUE(prior_from_store(*store, third.workload, kernel_identity(other_space)).empty());
   // The first spec's kernel still finds its own workload, and only that.
   EXPECT_EQ(prior_from_store(*store, third.workload, kernel_identity(problem())).size(), 1u);
+}
+
+TEST_F(SearchTest, TheStrategyContextCarriesPriorDataOnlyWhenAskedTo) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  run_search(problem("", {{"n", "64"}}), runner, compiler, *store, {});
+  Problem large = problem("", {{"n", "256"}});
+  SearchResult second = run_search(large, runner, compiler, *store, {});
+  StrategyContext with = strategy_context(large, *store, second.workload, 132, true);
+  EXPECT_EQ(&with.space, &large.space());
+  EXPECT_EQ(with.problem_values, large.problem_values());
+  EXPECT_EQ(with.prior.size(), 1u);
+  EXPECT_EQ(with.sm_count, 132);
+  ASSERT_TRUE(with.launch);
+  EXPECT_TRUE(with.launch(large.baseline_index(), large.problem_values()).has_value());
+  ASSERT_TRUE(with.cost_model);
+  EXPECT_NE(with.cost_model(), nullptr);
+  StrategyContext without = strategy_context(large, *store, second.workload, 132, false);
+  EXPECT_TRUE(without.problem_values.empty());
+  EXPECT_TRUE(without.prior.empty());
+  EXPECT_TRUE(without.launch);
+}
+
+TEST(SearchBudget, LimitsProposalsAndTotalAndZeroIsNoLimit) {
+  Scope scope;
+  SearchSpace space({{"A", {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}}, false}}, {"A != 3"},
+                    scope);
+  const auto now = SearchClock::now();
+  SearchBudget evaluations(5, 0, now);
+  EXPECT_EQ(evaluations.total(space), 3u);
+  EXPECT_EQ(evaluations.allow(4, 0), 4u);
+  EXPECT_EQ(evaluations.allow(4, 3), 2u);
+  EXPECT_EQ(evaluations.allow(4, 5), 0u);
+  SearchBudget unlimited(0, 0, now);
+  EXPECT_EQ(unlimited.allow(4, 1000), 4u);
+  SearchBudget spent(0, 1, now - std::chrono::seconds(2));
+  EXPECT_EQ(spent.allow(4, 0), 0u);
+}
+
+TEST(StoredResults, ReusesStoredResultsUnlessForcedAndNeverMeasuresTwice) {
+  Measurement old;
+  old.config_index = 7;
+  old.samples_ms = {2};
+  StoredResults plain({old}, false);
+  ASSERT_NE(plain.reusable(7), nullptr);
+  EXPECT_EQ(plain.reusable(8), nullptr);
+  StoredResults forced({old}, true);
+  EXPECT_EQ(forced.reusable(7), nullptr);
+  EXPECT_NE(forced.latest(7), nullptr);
+  Measurement again = old;
+  again.samples_ms = {1};
+  forced.add_measured(again);
+  ASSERT_NE(forced.reusable(7), nullptr);
+  EXPECT_EQ(forced.reusable(7)->samples_ms, std::vector<double>{1});
+}
+
+TEST(PipelineDepth, BatchWhenNothingOverlapsElseCompileAndGpuWorkers) {
+  EXPECT_EQ(pipeline_depth(0, 4, false, 1, 4), 4u);
+  EXPECT_EQ(pipeline_depth(0, 4, true, 8, 2), 24u);
+  EXPECT_EQ(pipeline_depth(0, 4, true, 1, 0), 6u);
+  EXPECT_EQ(pipeline_depth(2, 4, true, 8, 2), 4u);  // never below a batch
+  EXPECT_EQ(pipeline_depth(0, 0, false, 1, 0), 1u);
 }
 
 TEST_F(SearchTest, CompileAllReportsEveryFailure) {
