@@ -9,6 +9,7 @@
 
 #include "strategy/acquisition.h"
 #include "strategy/candidate_pool.h"
+#include "strategy/observation_targets.h"
 #include "strategy/permutation.h"
 #include "strategy/prior_ranking.h"
 #include "strategy/registry.h"
@@ -20,14 +21,6 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 struct ModelStrategy::Impl {
-  struct Observation {
-    uint64_t index = 0;
-    double prior = 0;          // prior model's prediction, 0 without one
-    double believed = 0;       // the model's mean when proposed: the target until a result comes
-    bool placeholder = false;  // proposed before any model: no belief of its own
-    bool observed = false, ok = false;
-    double log_ms = 0;
-  };
   // The best config by expected improvement among those considered so far.
   struct Choice {
     bool found = false;
@@ -68,7 +61,6 @@ struct ModelStrategy::Impl {
   void add(uint64_t index, double believed);
   size_t real_ok() const;
   bool next_in_order(uint64_t* index);
-  void targets(Eigen::VectorXd* y, Eigen::VectorXd* base, double* best);
   void maybe_select_hyperparameters(const Eigen::VectorXd& residual);
   std::vector<Eigen::Index> local_rows() const;
   void consider_outside_sample(const Eigen::VectorXd& y, const Eigen::VectorXd& residual,
@@ -179,60 +171,6 @@ bool ModelStrategy::Impl::next_in_order(uint64_t* index) {
   return false;
 }
 
-// Targets for every observation (real, penalty or believed) and the offset the prior gives.
-void ModelStrategy::Impl::targets(Eigen::VectorXd* y, Eigen::VectorXd* base, double* best) {
-  const size_t n = observations.size();
-  double worst = -std::numeric_limits<double>::infinity();
-  *best = std::numeric_limits<double>::infinity();
-  for (const auto& o : observations) {
-    if (o.observed && o.ok) {
-      worst = std::max(worst, o.log_ms);
-      *best = std::min(*best, o.log_ms);
-    }
-  }
-  // Failures count as worse than anything seen: they cluster (resource limits, bad tilings),
-  // and a model that ignored them would keep finding those regions unexplored and promising.
-  const double penalty = std::isfinite(worst) ? worst + options.failure_penalty : 0.0;
-  y->resize(n);
-  base->setZero(n);
-  double sum = 0;
-  size_t real = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const Observation& o = observations[i];
-    (*y)(i) = !o.observed ? o.believed : o.ok ? o.log_ms : penalty;
-    if (o.observed) sum += (*y)(i), ++real;
-  }
-  // Pending configs without a belief of their own take the mean of the results (a constant
-  // liar), so that a batch still spreads out.
-  for (size_t i = 0; i < n; ++i) {
-    if (!observations[i].observed && observations[i].placeholder) {
-      (*y)(i) = real > 0 ? sum / static_cast<double>(real) : 0.0;
-    }
-  }
-  if (!prior) return;
-  // log time ~ a + b * prior: the prior's shape, rescaled and shifted to this workload.
-  double sp = 0, sy = 0, spp = 0, spy = 0, count = 0;
-  for (const auto& o : observations) {
-    if (!(o.observed && o.ok)) continue;
-    sp += o.prior;
-    sy += o.log_ms;
-    spp += o.prior * o.prior;
-    spy += o.prior * o.log_ms;
-    ++count;
-  }
-  double b = 1, a = 0;
-  if (count >= 4 && spp * count - sp * sp > 1e-9) {
-    b = std::clamp((spy * count - sp * sy) / (spp * count - sp * sp), 0.3, 3.0);
-  }
-  if (count > 0) a = (sy - b * sp) / count;
-  for (size_t i = 0; i < n; ++i) {
-    (*base)(i) = a + b * observations[i].prior;
-    if (!observations[i].observed && observations[i].placeholder) (*y)(i) = (*base)(i);
-  }
-  prior_a = a;
-  prior_b = b;
-}
-
 void ModelStrategy::Impl::maybe_select_hyperparameters(const Eigen::VectorXd& residual) {
   std::vector<Eigen::Index> real;
   for (size_t i = 0; i < observations.size(); ++i) {
@@ -304,9 +242,13 @@ void ModelStrategy::Impl::consider_outside_sample(const Eigen::VectorXd& y,
 // One config chosen by expected improvement, added with its predicted time as believed.
 bool ModelStrategy::Impl::model_step(uint64_t* chosen) {
   const auto start = Clock::now();
-  Eigen::VectorXd y, base;
-  double best = 0;
-  targets(&y, &base, &best);
+  ObservationTargets t = observation_targets(observations, options.failure_penalty, !!prior);
+  // Kept for configs outside the sample, which the prior predicts one at a time.
+  prior_a = t.a;
+  prior_b = t.b;
+  Eigen::VectorXd& y = t.y;
+  Eigen::VectorXd& base = t.base;
+  const double best = t.best;
   // The prior steers until its picks stall. Data from another problem size or GPU can rank
   // the top of the space wrong (small problems favour small tiles); from the stall on, a
   // plain model of this workload's results decides, for the rest of the search.
@@ -394,7 +336,7 @@ void ModelStrategy::observe(const std::vector<Measurement>& results) {
   for (const Measurement& m : results) {
     auto found = s.observation_of.find(m.config_index);
     if (found == s.observation_of.end()) continue;
-    Impl::Observation& o = s.observations[found->second];
+    Observation& o = s.observations[found->second];
     o.observed = true;
     o.ok = ok_log_time(m, &o.log_ms);
     if (o.ok && o.log_ms < s.best_observed - 1e-3) {

@@ -8,6 +8,7 @@
 #include "strategy/acquisition.h"
 #include "strategy/candidate_pool.h"
 #include "strategy/model_strategy.h"
+#include "strategy/observation_targets.h"
 #include "strategy/prior_ranking.h"
 #include "strategy/workload_features.h"
 
@@ -46,6 +47,26 @@ TEST(Acquisition, ExpectedImprovementGrowsWithGainAndUncertainty) {
   ok.samples_ms = {std::exp(2.0)};
   ASSERT_TRUE(ok_log_time(ok, &log_ms));
   EXPECT_NEAR(log_ms, 2.0, 1e-12);
+}
+
+TEST(ObservationTargets, FailuresRankWorstAndPendingConfigsTakeTheMean) {
+  std::vector<Observation> o(4);
+  o[0].observed = o[0].ok = true;
+  o[0].log_ms = 1;
+  o[1].observed = o[1].ok = true;
+  o[1].log_ms = 3;
+  o[2].observed = true;     // a failure
+  o[3].placeholder = true;  // pending
+  ObservationTargets t = observation_targets(o, 0.5, false);
+  EXPECT_DOUBLE_EQ(t.best, 1);
+  EXPECT_DOUBLE_EQ(t.y(2), 3.5);
+  EXPECT_DOUBLE_EQ(t.y(3), (1 + 3 + 3.5) / 3);
+  EXPECT_DOUBLE_EQ(t.base.norm(), 0);
+  for (auto& x : o) x.prior = 2 * x.log_ms;
+  ObservationTargets with = observation_targets(o, 0.5, true);
+  EXPECT_DOUBLE_EQ(with.b, 1);  // fewer than four ok results: the prior's scale is kept
+  EXPECT_DOUBLE_EQ(with.a, (1 + 3 - 2 - 6) / 2.0);
+  EXPECT_DOUBLE_EQ(with.y(3), with.base(3));
 }
 
 TEST(CandidatePool, EveryValidConfigUpToTheLimitElseASeededSortedSample) {
