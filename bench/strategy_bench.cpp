@@ -88,10 +88,10 @@ std::vector<PriorData> priors_for(const std::vector<Recording>& all, size_t self
   return out;
 }
 
-Run replay(Strategy& strategy, const Problem& problem, const Recording& recording, double best,
-           const Options& options) {
+Run replay(Strategy& strategy, const StrategyContext& context, const Recording& recording,
+           double best, const Options& options) {
   auto runner = make_replay_runner(recording);
-  strategy.start(problem.space(), {});
+  strategy.start(context);
   Run run;
   run.to95 = run.to99 = options.cap + 1;
   double found = std::numeric_limits<double>::infinity();
@@ -219,19 +219,21 @@ int run_bench(const Options& options) {
           Run run;
           if (name == "model") {
             ModelStrategy strategy(seed, options.model);
-            strategy.set_problem_values(problem.problem_values());
-            if (warm) strategy.set_prior(priors);
+            StrategyContext context(problem.space());
+            context.problem_values = problem.problem_values();
+            if (warm) context.prior = priors;
             if (options.geometry) {
-              strategy.set_launches(launch_of(problem.spec()), recording.info.device.sm_count);
+              context.launch = launch_of(problem.spec());
+              context.sm_count = recording.info.device.sm_count;
             }
-            run = replay(strategy, problem, recording, best, options);
+            run = replay(strategy, context, recording, best, options);
             step_ms += strategy.stats().total_ms;
             steps += strategy.stats().model_steps;
             max_ms = std::max(max_ms, strategy.stats().max_ms);
             prior_ms = std::max(prior_ms, strategy.stats().prior_fit_ms);
           } else {
             auto strategy = make_strategy(name, seed);
-            run = replay(*strategy, problem, recording, best, options);
+            run = replay(*strategy, StrategyContext(problem.space()), recording, best, options);
           }
           to95.push_back(run.to95);
           to99.push_back(run.to99);

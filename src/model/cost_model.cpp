@@ -225,3 +225,13 @@ void CandidatePosterior::predict_points(const Eigen::MatrixXd& points, const Eig
 }
 
 }  // namespace gputune
+
+namespace gputune {
+
+CostModelFactory gaussian_process_factory(GpOptions options) {
+  return [options]() -> std::unique_ptr<CostModel> {
+    return std::make_unique<GaussianProcess>(options);
+  };
+}
+
+}  // namespace gputune

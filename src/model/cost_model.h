@@ -1,5 +1,7 @@
 #pragma once
 #include <Eigen/Dense>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace gputune {
@@ -13,6 +15,9 @@ class CostModel {
   virtual void predict(const Eigen::MatrixXd& features, Eigen::VectorXd* mean,
                        Eigen::VectorXd* stddev) const = 0;
 };
+
+// Makes a fresh, unfitted cost model: what a strategy that learns fits on the data it is given.
+using CostModelFactory = std::function<std::unique_ptr<CostModel>()>;
 
 enum class GpKernel { kRbf, kMatern52 };
 
@@ -104,5 +109,8 @@ class CandidatePosterior {
   Eigen::MatrixXd v_;           // capacity x m: L^-1 cross^T
   Eigen::Index n_ = 0;
 };
+
+// Gaussian processes with these options: the cost model the search driver gives strategies.
+CostModelFactory gaussian_process_factory(GpOptions options = {});
 
 }  // namespace gputune

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "core/occupancy.h"
+#include "model/launch_shape.h"
 #include "space/problem.h"
 #include "space/search_space.h"
-#include "strategy/strategy.h"
 
 namespace gputune {
 

@@ -1,15 +1,28 @@
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "space/problem.h"
 #include "store/store.h"
 #include "strategy/strategy.h"
 
 namespace gputune {
 
-// What the store holds for the same kernel under other workloads (problem values, GPUs, kernel
-// versions): the prior data a later search learns from.
+// What makes two workloads measurements of the same kernel, whatever their problem values,
+// GPU or kernel source version, and wherever or under whatever name their spec file lies: the
+// kernel's name (as the spec gives it) and the names of the space's parameters. A kernel
+// version that adds or drops a parameter starts afresh: its configs would not fit the prior's.
+struct KernelIdentity {
+  std::string kernel_name;
+  std::vector<std::string> parameters;  // sorted
+};
+
+KernelIdentity kernel_identity(const Problem& problem);
+
+// What the store holds for the same kernel under other workloads: the prior data a later
+// search learns from. A stored workload's parameters are the keys of its measured configs.
 std::vector<PriorData> prior_from_store(const Store& store, int64_t workload,
-                                        const WorkloadKey& key);
+                                        const KernelIdentity& kernel);
 
 }  // namespace gputune

@@ -1,7 +1,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "strategy/local_strategies.h"
+#include <memory>
+#include <random>
+
+#include "strategy/registry.h"
+#include "strategy/unproposed_pool.h"
 
 namespace gputune {
 namespace {
@@ -12,29 +16,31 @@ constexpr double kCooling = 0.93;  // per observed batch
 constexpr double kMinTemperature = 0.002;
 constexpr int kPatience = 40;  // evaluations without a new best before a restart
 
-}  // namespace
+// Simulated annealing over SearchSpace::neighbours: a batch is a set of unvisited neighbours
+// of the current config, the best of which is accepted by the Metropolis rule on log time;
+// a search that stops improving restarts from random configs.
+class AnnealingStrategy : public Strategy {
+ public:
+  explicit AnnealingStrategy(uint64_t seed) : seed_(seed) {}
+  void start(const StrategyContext& context) override;
+  std::vector<uint64_t> propose(size_t max_batch) override;
+  void observe(const std::vector<Measurement>& results) override;
 
-void UnproposedPool::reset(const SearchSpace& space, uint64_t seed) {
-  space_ = &space;
-  order_ = std::make_unique<RandomPermutation>(space.size(), seed);
-  next_ = 0;
-  proposed_.clear();
-}
+ private:
+  uint64_t seed_;
+  const SearchSpace* space_ = nullptr;
+  UnproposedPool pool_;
+  std::mt19937_64 rng_;
+  bool has_current_ = false;
+  uint64_t current_ = 0;
+  double current_log_ = 0, best_log_ = 0;
+  double temperature_ = 0;
+  int since_improvement_ = 0;
+};
 
-bool UnproposedPool::next_random(uint64_t* index) {
-  while (next_ < space_->size()) {
-    const uint64_t candidate = (*order_)(next_++);
-    if (!proposed(candidate) && space_->valid(candidate)) {
-      *index = candidate;
-      return true;
-    }
-  }
-  return false;
-}
-
-void AnnealingStrategy::start(const SearchSpace& space, const std::vector<Measurement>&) {
-  space_ = &space;
-  pool_.reset(space, seed_);
+void AnnealingStrategy::start(const StrategyContext& context) {
+  space_ = &context.space;
+  pool_.reset(context.space, seed_);
   rng_.seed(seed_);
   has_current_ = false;
   temperature_ = kStartTemperature;
@@ -98,4 +104,8 @@ void AnnealingStrategy::observe(const std::vector<Measurement>& results) {
   }
 }
 
+const StrategyRegistrar kRegistrar{
+    {"annealing", 30, [](uint64_t seed) { return std::make_unique<AnnealingStrategy>(seed); }}};
+
+}  // namespace
 }  // namespace gputune

@@ -2,7 +2,13 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "strategy/local_strategies.h"
+#include <deque>
+#include <memory>
+#include <random>
+#include <utility>
+
+#include "strategy/registry.h"
+#include "strategy/unproposed_pool.h"
 
 namespace gputune {
 namespace {
@@ -10,9 +16,31 @@ namespace {
 constexpr size_t kRepairSearch = 64;      // configs looked at, nearest first, to repair a child
 constexpr double kJumpProbability = 0.3;  // a mutation jumps to any value, else steps by one
 
-}  // namespace
+// A genetic algorithm: the best configs found so far are the parents; children take each
+// dimension from either parent, mutate by a step or a jump, and are repaired to the nearest
+// valid config not proposed yet.
+class GeneticStrategy : public Strategy {
+ public:
+  explicit GeneticStrategy(uint64_t seed) : seed_(seed) {}
+  void start(const StrategyContext& context) override;
+  std::vector<uint64_t> propose(size_t max_batch) override;
+  void observe(const std::vector<Measurement>& results) override;
 
-void GeneticStrategy::start(const SearchSpace& space, const std::vector<Measurement>&) {
+ private:
+  void breed();
+  bool repair(std::vector<size_t> digits, uint64_t* index);
+
+  uint64_t seed_;
+  const SearchSpace* space_ = nullptr;
+  UnproposedPool pool_;
+  std::mt19937_64 rng_;
+  size_t population_ = 12;
+  std::vector<std::pair<double, uint64_t>> ok_;  // log time, index
+  std::deque<uint64_t> queue_;
+};
+
+void GeneticStrategy::start(const StrategyContext& context) {
+  const SearchSpace& space = context.space;
   space_ = &space;
   pool_.reset(space, seed_);
   rng_.seed(seed_);
@@ -118,4 +146,8 @@ void GeneticStrategy::breed() {
   queue_.insert(queue_.end(), children.begin(), children.end());
 }
 
+const StrategyRegistrar kRegistrar{
+    {"genetic", 40, [](uint64_t seed) { return std::make_unique<GeneticStrategy>(seed); }}};
+
+}  // namespace
 }  // namespace gputune

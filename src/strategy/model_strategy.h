@@ -31,26 +31,18 @@ struct ModelStrategyStats {
 };
 
 // Model-guided search: a Gaussian process on log time proposes the config with the largest
-// expected improvement. With prior data, a GP fit on it ranks the whole space first, so the
-// search starts from the most promising configs, and its prediction becomes the mean function
-// that the GP on this workload's results corrects.
+// expected improvement. With prior data, a cost model fit on it (the context's, else a GP with
+// these options) ranks the whole space first, so the search starts from the most promising
+// configs, and its prediction becomes the mean function that the GP on this workload's results
+// corrects.
 class ModelStrategy : public Strategy {
  public:
   explicit ModelStrategy(uint64_t seed, ModelStrategyOptions options = {});
   ~ModelStrategy() override;
 
-  // This workload's problem values, which place it among the prior data's. Before start().
-  void set_problem_values(std::vector<std::pair<std::string, double>> values);
-  void set_prior(std::vector<PriorData> prior);
-  void use_prior(const std::vector<std::pair<std::string, double>>& problem_values,
-                 std::vector<PriorData> prior) override;
-  // Adds launch-geometry features (blocks, waves, tail wave, SM fill at each workload's
-  // problem values). Before start().
-  void set_launches(LaunchOf launch, int sm_count);
-  void use_launches(LaunchOf launch, int sm_count) override;
-
-  // `prior` here: measurements of a workload at this problem's values (another GPU, say).
-  void start(const SearchSpace& space, const std::vector<Measurement>& prior) override;
+  // Learns from the context's prior data, problem values, launch geometry and cost model
+  // where it has them.
+  void start(const StrategyContext& context) override;
   std::vector<uint64_t> propose(size_t max_batch) override;
   void observe(const std::vector<Measurement>& results) override;
 

@@ -1,13 +1,13 @@
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gputune/measurement.h"
+#include "model/cost_model.h"
+#include "model/launch_shape.h"
 #include "space/search_space.h"
 
 namespace gputune {
@@ -22,33 +22,34 @@ struct PriorData {
   std::vector<Measurement> measurements;
 };
 
-// How a config launches at some problem values: what the launch-geometry features (waves,
-// tail wave, SM fill) are computed from.
-struct LaunchShape {
-  double blocks = 0;             // every block of the variant's launches
-  double threads_per_block = 0;  // of its largest block
-  double dynamic_shared_bytes = 0;
+// Everything a search knows before its first proposal, built by the search driver for every
+// strategy alike; a strategy takes what it can use and ignores the rest. The space (and so the
+// context) must outlive the strategy's search.
+struct StrategyContext {
+  explicit StrategyContext(const SearchSpace& search_space) : space(search_space) {}
+
+  const SearchSpace& space;
+  // This workload's problem values, which place it among the prior data's. The driver leaves
+  // them empty, like `prior`, for a search told not to learn from other workloads: the model
+  // then sees the parameters alone.
+  std::vector<std::pair<std::string, double>> problem_values;
+  std::vector<PriorData> prior;  // other workloads of the same kernel
+  // How configs launch, and this workload's GPU's SM count; both set: launch-geometry features.
+  LaunchOf launch;
+  int sm_count = 0;
+  CostModelFactory cost_model;  // unset: a learning strategy's own default
 };
-// A config's launch shape at the given problem values (by name); nullopt where the spec's
-// launch expressions give no valid launch there.
-using LaunchOf = std::function<std::optional<LaunchShape>(
-    uint64_t index, const std::vector<std::pair<std::string, double>>& problem_values)>;
 
 // Ask/tell search driver. An empty proposal ends the search.
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  // Before start(): this workload's problem values and what other workloads measured.
-  // Strategies that cannot learn from them ignore them.
-  virtual void use_prior(const std::vector<std::pair<std::string, double>>& /*problem_values*/,
-                         std::vector<PriorData> /*prior*/) {}
-  // Before start(): how configs launch, and this workload's GPU's SM count.
-  virtual void use_launches(LaunchOf /*launch*/, int /*sm_count*/) {}
-  virtual void start(const SearchSpace& space, const std::vector<Measurement>& prior) = 0;
+  virtual void start(const StrategyContext& context) = 0;
   virtual std::vector<uint64_t> propose(size_t max_batch) = 0;
   virtual void observe(const std::vector<Measurement>& results) = 0;
 };
 
+// The registered strategies' names, in their registration rank (strategy/registry.h).
 std::vector<std::string> strategy_names();
 // Throws Error(kUsage) for an unknown name, listing the known ones.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed);

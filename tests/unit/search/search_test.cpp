@@ -8,7 +8,11 @@
 #include <set>
 
 #include "gputune/error.h"
+#include "search/evaluation_pipeline.h"
 #include "search/prior.h"
+#include "search/search_budget.h"
+#include "search/stored_results.h"
+#include "search/strategy_context.h"
 #include "spec/spec_loader.h"
 #include "support/fakes.h"
 
@@ -28,7 +32,8 @@ class SearchTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Problem problem(const std::string& extra = "", const Overrides& set = {}) {
+  Problem problem(const std::string& extra = "", const Overrides& set = {},
+                  const std::string& file = "spec.yaml") {
     std::string text = R"(kernel: {source: k.cu, name: k}
 problem: {n: 64}
 arguments:
@@ -39,7 +44,7 @@ parameters: {A: [1, 2, 3, 4], B: [0, 1, 2], FAIL: [0, 1]}
 constraints: [A != 3]
 baseline: {A: 1, B: 0, FAIL: 0}
 )" + extra;
-    return Problem(parse_spec(text, (dir_ / "spec.yaml").string(), set));
+    return Problem(parse_spec(text, (dir_ / file).string(), set));
   }
 
   fs::path dir_;
@@ -201,17 +206,129 @@ TEST_F(SearchTest, OtherProblemSizesOfTheKernelArePriorData) {
   SearchResult second = run_search(large, runner, compiler, *store, options);
   EXPECT_EQ(second.evaluated.size(), 6u);
 
-  WorkloadKey key;
-  key.kernel_name = "k";
-  key.spec_path = (dir_ / "spec.yaml").string();
-  auto prior = prior_from_store(*store, second.workload, key);
+  KernelIdentity kernel = kernel_identity(large);
+  auto prior = prior_from_store(*store, second.workload, kernel);
   ASSERT_EQ(prior.size(), 1u);
   ASSERT_EQ(prior[0].problem_values.size(), 1u);
   EXPECT_EQ(prior[0].problem_values[0].first, "n");
   EXPECT_EQ(prior[0].problem_values[0].second, 64);
   EXPECT_EQ(prior[0].measurements.size(), small.space().count_valid());
-  key.kernel_name = "other";
-  EXPECT_TRUE(prior_from_store(*store, second.workload, key).empty());
+  kernel.kernel_name = "other";
+  EXPECT_TRUE(prior_from_store(*store, second.workload, kernel).empty());
+}
+
+TEST_F(SearchTest, ARenamedSpecKeepsItsPriorData) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  Problem small = problem("", {{"n", "64"}});
+  SearchResult first = run_search(small, runner, compiler, *store, {});
+  Problem renamed = problem("", {{"n", "256"}}, "k_renamed.yaml");
+  SearchOptions options;
+  options.strategy = "model";
+  options.budget_evaluations = 4;
+  SearchResult second = run_search(renamed, runner, compiler, *store, options);
+  auto prior = prior_from_store(*store, second.workload, kernel_identity(renamed));
+  ASSERT_EQ(prior.size(), 1u);
+  EXPECT_EQ(prior[0].problem_values[0].second, 64);
+  EXPECT_EQ(prior[0].measurements.size(), store->measured(first.workload).size());
+}
+
+TEST_F(SearchTest, AnotherKernelsSpecOfTheSameFileNameSharesNoPriorData) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  run_search(problem("", {{"n", "64"}}), runner, compiler, *store, {});
+  const fs::path other = dir_ / "other";
+  fs::create_directories(other);
+  std::ofstream(other / "k.cu") << "extern \"C\" __global__ void k2(float* out, int n) {}\n"
+                                << "extern \"C\" __global__ void k(float* out, int n) {}\n";
+  auto spec_with = [&](const std::string& name, const std::string& parameters,
+                       const std::string& baseline) {
+    std::ofstream(other / "spec.yaml") << "kernel: {source: k.cu, name: " << name << R"(}
+problem: {n: 64}
+arguments:
+  - {name: out, type: float32, count: n, output: true}
+  - {name: n, type: int32, value: n}
+launch: {block: [A * 32], grid: [ceil(n / (A * 32))]}
+parameters: )" << parameters
+                                       << "\nbaseline: " << baseline << "\n";
+    return Problem(load_spec((other / "spec.yaml").string(), {{"n", "256"}}));
+  };
+  // Another kernel name, the same spec file name and parameters.
+  Problem renamed_kernel =
+      spec_with("k2", "{A: [1, 2, 4], B: [0, 1, 2], FAIL: [0, 1]}", "{A: 1, B: 0, FAIL: 0}");
+  SearchResult second = run_search(renamed_kernel, runner, compiler, *store, {});
+  EXPECT_TRUE(prior_from_store(*store, second.workload, kernel_identity(renamed_kernel)).empty());
+  // The same kernel name and file name, other parameters: another kernel's space.
+  Problem other_space = spec_with("k", "{A: [1, 2, 4], C: [0, 1]}", "{A: 1, C: 0}");
+  SearchResult third = run_search(other_space, runner, compiler, *store, {});
+  EXPECT_TRUE(prior_from_store(*store, third.workload, kernel_identity(other_space)).empty());
+  // The first spec's kernel still finds its own workload, and only that.
+  EXPECT_EQ(prior_from_store(*store, third.workload, kernel_identity(problem())).size(), 1u);
+}
+
+TEST_F(SearchTest, TheStrategyContextCarriesPriorDataOnlyWhenAskedTo) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  run_search(problem("", {{"n", "64"}}), runner, compiler, *store, {});
+  Problem large = problem("", {{"n", "256"}});
+  SearchResult second = run_search(large, runner, compiler, *store, {});
+  StrategyContext with = strategy_context(large, *store, second.workload, 132, true);
+  EXPECT_EQ(&with.space, &large.space());
+  EXPECT_EQ(with.problem_values, large.problem_values());
+  EXPECT_EQ(with.prior.size(), 1u);
+  EXPECT_EQ(with.sm_count, 132);
+  ASSERT_TRUE(with.launch);
+  EXPECT_TRUE(with.launch(large.baseline_index(), large.problem_values()).has_value());
+  ASSERT_TRUE(with.cost_model);
+  EXPECT_NE(with.cost_model(), nullptr);
+  StrategyContext without = strategy_context(large, *store, second.workload, 132, false);
+  EXPECT_TRUE(without.problem_values.empty());
+  EXPECT_TRUE(without.prior.empty());
+  EXPECT_TRUE(without.launch);
+}
+
+TEST(SearchBudget, LimitsProposalsAndTotalAndZeroIsNoLimit) {
+  Scope scope;
+  SearchSpace space({{"A", {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}}, false}}, {"A != 3"},
+                    scope);
+  const auto now = SearchClock::now();
+  SearchBudget evaluations(5, 0, now);
+  EXPECT_EQ(evaluations.total(space), 3u);
+  EXPECT_EQ(evaluations.allow(4, 0), 4u);
+  EXPECT_EQ(evaluations.allow(4, 3), 2u);
+  EXPECT_EQ(evaluations.allow(4, 5), 0u);
+  SearchBudget unlimited(0, 0, now);
+  EXPECT_EQ(unlimited.allow(4, 1000), 4u);
+  SearchBudget spent(0, 1, now - std::chrono::seconds(2));
+  EXPECT_EQ(spent.allow(4, 0), 0u);
+}
+
+TEST(StoredResults, ReusesStoredResultsUnlessForcedAndNeverMeasuresTwice) {
+  Measurement old;
+  old.config_index = 7;
+  old.samples_ms = {2};
+  StoredResults plain({old}, false);
+  ASSERT_NE(plain.reusable(7), nullptr);
+  EXPECT_EQ(plain.reusable(8), nullptr);
+  StoredResults forced({old}, true);
+  EXPECT_EQ(forced.reusable(7), nullptr);
+  EXPECT_NE(forced.latest(7), nullptr);
+  Measurement again = old;
+  again.samples_ms = {1};
+  forced.add_measured(again);
+  ASSERT_NE(forced.reusable(7), nullptr);
+  EXPECT_EQ(forced.reusable(7)->samples_ms, std::vector<double>{1});
+}
+
+TEST(PipelineDepth, BatchWhenNothingOverlapsElseCompileAndGpuWorkers) {
+  EXPECT_EQ(pipeline_depth(0, 4, false, 1, 4), 4u);
+  EXPECT_EQ(pipeline_depth(0, 4, true, 8, 2), 24u);
+  EXPECT_EQ(pipeline_depth(0, 4, true, 1, 0), 6u);
+  EXPECT_EQ(pipeline_depth(2, 4, true, 8, 2), 4u);  // never below a batch
+  EXPECT_EQ(pipeline_depth(0, 0, false, 1, 0), 1u);
 }
 
 TEST_F(SearchTest, CompileAllReportsEveryFailure) {

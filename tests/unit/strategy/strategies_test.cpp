@@ -71,9 +71,9 @@ TEST(LearningStrategies, DeterministicValidAndNeverTwiceUntilTheSpaceIsCovered) 
   for (const auto& name : kLearning) {
     for (size_t batch : {1, 3}) {
       auto a = make_strategy(name, 11), b = make_strategy(name, 11), c = make_strategy(name, 12);
-      a->start(space, {});
-      b->start(space, {});
-      c->start(space, {});
+      a->start(StrategyContext(space));
+      b->start(StrategyContext(space));
+      c->start(StrategyContext(space));
       auto first = drive(*a, oracle, batch), second = drive(*b, oracle, batch);
       auto other = drive(*c, oracle, batch);
       EXPECT_EQ(first, second) << name << ": same seed, same proposals";
@@ -104,7 +104,7 @@ class SyntheticSpaceTest : public ::testing::Test {
   }
 
   // Evaluations until a config within 5% of the recording's best was measured.
-  static size_t evaluations_to_95(Strategy& strategy, const Problem& problem,
+  static size_t evaluations_to_95(Strategy& strategy, const StrategyContext& context,
                                   const Recording& recording, size_t cap) {
     std::unordered_map<uint64_t, Measurement> by_index;
     double best = std::numeric_limits<double>::infinity();
@@ -112,7 +112,7 @@ class SyntheticSpaceTest : public ::testing::Test {
       by_index[m.config_index] = m;
       if (m.status == Status::kOk) best = std::min(best, m.median_ms());
     }
-    strategy.start(problem.space(), {});
+    strategy.start(context);
     size_t count = 0;
     while (count < cap) {
       auto proposal = strategy.propose(4);
@@ -172,17 +172,18 @@ TEST_F(SyntheticSpaceTest, ModelGuidedBeatsRandomAndPriorDataHelps) {
   size_t steps = 0;
   for (uint64_t seed = 1; seed <= 15; ++seed) {
     auto r = make_strategy("random", seed);
-    random.push_back(evaluations_to_95(*r, problem, *cold_, cap));
+    random.push_back(evaluations_to_95(*r, StrategyContext(problem.space()), *cold_, cap));
     ModelStrategy cold(seed);
-    cold.set_problem_values(problem.problem_values());
-    model.push_back(evaluations_to_95(cold, problem, *cold_, cap));
+    StrategyContext cold_context(problem.space());
+    cold_context.problem_values = problem.problem_values();
+    model.push_back(evaluations_to_95(cold, cold_context, *cold_, cap));
     max_ms = std::max(max_ms, cold.stats().max_ms);
     total_ms += cold.stats().total_ms;
     steps += cold.stats().model_steps;
     ModelStrategy with_prior(seed);
-    with_prior.set_problem_values(problem.problem_values());
-    with_prior.set_prior({prior});
-    warm.push_back(evaluations_to_95(with_prior, problem, *cold_, cap));
+    StrategyContext warm_context = cold_context;
+    warm_context.prior = {prior};
+    warm.push_back(evaluations_to_95(with_prior, warm_context, *cold_, cap));
   }
   auto median = [](std::vector<size_t> v) {
     std::sort(v.begin(), v.end());
@@ -214,12 +215,13 @@ TEST_F(SyntheticSpaceTest, MisleadingPriorDoesNotTrapTheSearch) {
   std::vector<size_t> cold, misled;
   for (uint64_t seed = 1; seed <= 9; ++seed) {
     ModelStrategy plain(seed);
-    plain.set_problem_values(problem.problem_values());
-    cold.push_back(evaluations_to_95(plain, problem, *cold_, cap));
+    StrategyContext plain_context(problem.space());
+    plain_context.problem_values = problem.problem_values();
+    cold.push_back(evaluations_to_95(plain, plain_context, *cold_, cap));
     ModelStrategy with_prior(seed);
-    with_prior.set_problem_values(problem.problem_values());
-    with_prior.set_prior({backwards});
-    misled.push_back(evaluations_to_95(with_prior, problem, *cold_, cap));
+    StrategyContext misled_context = plain_context;
+    misled_context.prior = {backwards};
+    misled.push_back(evaluations_to_95(with_prior, misled_context, *cold_, cap));
   }
   std::sort(cold.begin(), cold.end());
   std::sort(misled.begin(), misled.end());
@@ -255,14 +257,15 @@ TEST_F(SyntheticSpaceTest, LaunchGeometryCarriesSgemmPriorAcrossSizes) {
   size_t kept = 0;
   for (uint64_t seed = 1; seed <= 9; ++seed) {
     ModelStrategy without(seed);
-    without.set_problem_values(problem.problem_values());
-    without.set_prior(priors);
-    plain.push_back(evaluations_to_95(without, problem, target, 300));
+    StrategyContext plain_context(problem.space());
+    plain_context.problem_values = problem.problem_values();
+    plain_context.prior = priors;
+    plain.push_back(evaluations_to_95(without, plain_context, target, 300));
     ModelStrategy with(seed);
-    with.set_problem_values(problem.problem_values());
-    with.set_prior(priors);
-    with.set_launches(launch_of(problem.spec()), target.info.device.sm_count);
-    geometry.push_back(evaluations_to_95(with, problem, target, 300));
+    StrategyContext geometry_context = plain_context;
+    geometry_context.launch = launch_of(problem.spec());
+    geometry_context.sm_count = target.info.device.sm_count;
+    geometry.push_back(evaluations_to_95(with, geometry_context, target, 300));
     kept += with.stats().prior_geometry;
   }
   std::sort(plain.begin(), plain.end());
@@ -284,7 +287,7 @@ TEST(ModelStrategy, StepsStayFastOnTenThousandConfigs) {
   SearchSpace space(dims, {}, problem);
   ASSERT_EQ(space.count_valid(), 10000u);
   ModelStrategy strategy(3);
-  strategy.start(space, {});
+  strategy.start(StrategyContext(space));
   drive(
       strategy,
       [&](uint64_t index) {

@@ -4,6 +4,7 @@
 
 #include "gputune/error.h"
 #include "strategy/permutation.h"
+#include "strategy/registry.h"
 #include "strategy/strategy.h"
 
 namespace gputune {
@@ -48,7 +49,7 @@ TEST(RandomPermutation, SeedsGiveDifferentOrders) {
 TEST(BruteForce, ProposesEveryValidConfigOnceInOrder) {
   SearchSpace space = make_space();
   auto strategy = make_strategy("brute_force", 0);
-  strategy->start(space, {});
+  strategy->start(StrategyContext(space));
   auto all = drain(*strategy, 5);
   ASSERT_EQ(all.size(), space.count_valid());
   for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1], all[i]);
@@ -58,8 +59,8 @@ TEST(BruteForce, ProposesEveryValidConfigOnceInOrder) {
 TEST(Random, DeterministicForASeedAndCoversTheSpaceOnce) {
   SearchSpace space = make_space();
   auto first = make_strategy("random", 7), second = make_strategy("random", 7);
-  first->start(space, {});
-  second->start(space, {});
+  first->start(StrategyContext(space));
+  second->start(StrategyContext(space));
   auto a = drain(*first, 3), b = drain(*second, 4);
   EXPECT_EQ(a, b);
   std::set<uint64_t> unique(a.begin(), a.end());
@@ -68,7 +69,7 @@ TEST(Random, DeterministicForASeedAndCoversTheSpaceOnce) {
   for (auto index : a) EXPECT_TRUE(space.valid(index));
 
   auto other = make_strategy("random", 8);
-  other->start(space, {});
+  other->start(StrategyContext(space));
   EXPECT_NE(drain(*other, 3), a);
   EXPECT_FALSE(std::is_sorted(a.begin(), a.end()));
 }
@@ -81,6 +82,46 @@ TEST(Strategy, UnknownNameListsTheKnownOnes) {
     EXPECT_EQ(e.code(), ErrorCode::kUsage);
     EXPECT_NE(std::string(e.what()).find("brute_force, random"), std::string::npos);
   }
+}
+
+// A strategy added the way every strategy is: one registrar in its own file (here, this one).
+class EveryOtherStrategy : public Strategy {
+ public:
+  void start(const StrategyContext& context) override {
+    space_ = &context.space;
+    next_ = 0;
+  }
+  std::vector<uint64_t> propose(size_t max_batch) override {
+    std::vector<uint64_t> batch;
+    for (; batch.size() < max_batch && next_ < space_->size(); next_ += 2) {
+      if (space_->valid(next_)) batch.push_back(next_);
+    }
+    return batch;
+  }
+  void observe(const std::vector<Measurement>&) override {}
+
+ private:
+  const SearchSpace* space_ = nullptr;
+  uint64_t next_ = 0;
+};
+
+const StrategyRegistrar kEveryOther{
+    {"every_other", 1000, [](uint64_t) { return std::make_unique<EveryOtherStrategy>(); }}};
+
+TEST(StrategyRegistry, ListsTheBuiltInStrategiesByRankAndOneRegisteredElsewhere) {
+  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"brute_force", "random", "annealing",
+                                                        "genetic", "model", "every_other"}));
+  SearchSpace space = make_space();
+  auto strategy = make_strategy("every_other", 0);
+  strategy->start(StrategyContext(space));
+  for (uint64_t index : drain(*strategy, 4)) EXPECT_EQ(index % 2, 0u);
+}
+
+TEST(StrategyRegistry, RefusesATakenNameAndAMissingFactory) {
+  EXPECT_THROW(register_strategy({"random", 5, [](uint64_t) { return make_strategy("random", 1); }}),
+               Error);
+  EXPECT_THROW(register_strategy({"nameless_factory", 5, nullptr}), Error);
+  EXPECT_EQ(strategy_names().size(), 6u);
 }
 
 }  // namespace
