@@ -15,6 +15,7 @@
 #include "compile/output_checker.h"
 #include "core/expression.h"
 #include "gputune/error.h"
+#include "process/gpu_list.h"
 #include "search/report.h"
 #include "search/search.h"
 #include "space/problem.h"

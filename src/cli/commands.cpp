@@ -13,8 +13,9 @@
 
 #include "cli/interrupt.h"
 #include "cli/progress.h"
-#include "compile/compile_pool.h"
 #include "gputune/error.h"
+#include "process/compile_pool.h"
+#include "process/gpu_list.h"
 #include "process/process_runner.h"
 #include "replay/replay.h"
 #include "run/runner.h"

@@ -8,9 +8,9 @@
 #include <iterator>
 #include <random>
 
+#include "compile/compiler_wire.h"
 #include "core/hash.h"
 #include "gputune/error.h"
-#include "process/ipc.h"
 
 namespace gputune {
 
@@ -42,7 +42,7 @@ std::string ModuleCache::default_directory() {
 
 // Everything that decides the cubin, unambiguously framed, so that equal keys mean equal input.
 std::string ModuleCache::key(const CompileRequest& request) const {
-  ipc::Writer w;
+  wire::Writer w;
   w.str(toolchain_).str(request.arch).strings(request.kernel_name_expressions);
   w.strings(request.options).str(request.source_name).str(request.headers_hash);
   w.str(request.source);
@@ -62,12 +62,12 @@ std::optional<CompiledKernel> ModuleCache::load(const CompileRequest& request) c
     if (data.size() < 16) return std::nullopt;
     const std::string payload = data.substr(0, data.size() - 16);
     if (stable_hash(payload) != data.substr(data.size() - 16)) return std::nullopt;
-    ipc::Reader r(payload);
+    wire::Reader r(payload);
     if (r.str() != kEntryMagic) return std::nullopt;
     // The whole key is stored: a hash collision is a miss, never another kernel.
     if (r.str() != key(request)) return std::nullopt;
     CompiledKernel kernel;
-    ipc::get(r, &kernel);
+    wire::get(r, &kernel);
     if (!r.at_end()) return std::nullopt;
     kernel.cached = true;
     return kernel;
@@ -77,11 +77,11 @@ std::optional<CompiledKernel> ModuleCache::load(const CompileRequest& request) c
 }
 
 void ModuleCache::save(const CompileRequest& request, const CompiledKernel& kernel) const {
-  ipc::Writer w;
+  wire::Writer w;
   w.str(kEntryMagic).str(key(request));
   CompiledKernel stored = kernel;
   stored.cached = false;
-  ipc::put(w, stored);
+  wire::put(w, stored);
   std::string data = w.take();
   data += stable_hash(data);
 

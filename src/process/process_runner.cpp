@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "gputune/error.h"
+#include "process/gpu_list.h"
 #include "process/ipc.h"
 
 namespace gputune {
@@ -34,14 +35,14 @@ enum : uint32_t {
 // samples, and slack.
 constexpr double kLaunchesBeyondBudget = 8;
 
-void put_candidate(ipc::Writer& w, const Candidate& c) {
-  ipc::put(w, c.variant);
-  ipc::put(w, c.kernel);
+void put_candidate(wire::Writer& w, const Candidate& c) {
+  wire::put(w, c.variant);
+  wire::put(w, c.kernel);
 }
 
 int send_fatal(int fd, const Error& e) {
-  ipc::Writer w;
-  ipc::put(w, e);
+  wire::Writer w;
+  wire::put(w, e);
   ipc::write_frame(fd, kFatal, w.data());
   return 1;
 }
@@ -50,8 +51,8 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
   std::unique_ptr<Runner> runner;
   try {
     runner = factory(ordinal);
-    ipc::Writer hello;
-    ipc::put(hello, runner->device());
+    wire::Writer hello;
+    wire::put(hello, runner->device());
     if (!ipc::write_frame(fd, kHello, hello.data())) return 0;
   } catch (const Error& e) {
     return send_fatal(fd, e);
@@ -62,16 +63,16 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
   std::string payload;
   while (ipc::read_frame(fd, &type, &payload)) {
     try {
-      ipc::Writer reply;
+      wire::Writer reply;
       if (type == kBandwidth) {
         reply.f64(runner->measure_copy_bandwidth());
         if (!ipc::write_frame(fd, kBandwidthResult, reply.data())) return 0;
         continue;
       }
-      ipc::Reader reader(payload);
+      wire::Reader reader(payload);
       Candidate candidate;
-      ipc::get(reader, &candidate.variant);
-      ipc::get(reader, &candidate.kernel);
+      wire::get(reader, &candidate.variant);
+      wire::get(reader, &candidate.kernel);
       Measurement m;
       if (type == kReference) {
         m = runner->set_reference(candidate);
@@ -80,7 +81,7 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
         if (results.empty()) throw Error(ErrorCode::kInternal, "the runner measured nothing");
         m = std::move(results[0]);
       }
-      ipc::put(reply, m);
+      wire::put(reply, m);
       if (!ipc::write_frame(fd, kResult, reply.data())) return 0;
       // The context may be poisoned for the rest of this process (the 580 driver refuses to
       // recover): a new process is the only sure way on, and skipping teardown is quickest.
@@ -208,8 +209,8 @@ struct ProcessRunner::Impl {
                   name(*w) + " died while starting (" + ipc::describe_exit(status) + ")");
     }
     if (type == kFatal) {
-      ipc::Reader reader(*payload);
-      Error e = ipc::get_error(reader);
+      wire::Reader reader(*payload);
+      Error e = wire::get_error(reader);
       ipc::kill_child(&w->child);
       w->state = State::kDead;
       throw e;
@@ -222,7 +223,7 @@ struct ProcessRunner::Impl {
   }
 
   void send_reference(Worker* w) {
-    ipc::Writer message;
+    wire::Writer message;
     put_candidate(message, *baseline);
     send(w, kReference, message.data());
     w->state = State::kReferencing;
@@ -233,7 +234,7 @@ struct ProcessRunner::Impl {
     for (Worker& w : workers) {
       if (queue.empty()) return;
       if (w.state != State::kIdle) continue;
-      ipc::Writer message;
+      wire::Writer message;
       put_candidate(message, queue.front().candidate);
       if (!ipc::write_frame(w.child.fd, kRun, message.data())) {
         died(&w);  // it exited after its last variant's sticky error; the next worker takes it
@@ -290,9 +291,9 @@ struct ProcessRunner::Impl {
     uint32_t type = 0;
     std::string payload;
     if (!ipc::read_frame(w->child.fd, &type, &payload)) return died(w);
-    ipc::Reader reader(payload);
+    wire::Reader reader(payload);
     if (type == kFatal) {
-      Error e = ipc::get_error(reader);
+      Error e = wire::get_error(reader);
       if (w->state != State::kBusy) {
         ipc::kill_child(&w->child);
         w->state = State::kDead;
@@ -319,7 +320,7 @@ struct ProcessRunner::Impl {
       case State::kBusy: {
         if (type != kResult) break;
         Measurement m;
-        ipc::get(reader, &m);
+        wire::get(reader, &m);
         const bool poisoned = m.status == Status::kRuntimeError;
         finish(w, std::move(m));
         if (poisoned) restart(w);
@@ -401,9 +402,9 @@ ProcessRunner::ProcessRunner(std::vector<int> ordinals, RunnerFactory factory,
     if (impl_->await(&w, &payload) != kHello) {
       throw Error(ErrorCode::kInternal, impl_->name(w) + " did not say hello");
     }
-    ipc::Reader reader(payload);
+    wire::Reader reader(payload);
     DeviceInfo info;
-    ipc::get(reader, &info);
+    wire::get(reader, &info);
     w.state = Impl::State::kReady;
     if (!impl_->devices.empty() && info.key() != impl_->devices[0].key()) {
       throw Error(ErrorCode::kUsage,
@@ -436,9 +437,9 @@ Measurement ProcessRunner::set_reference(const Candidate& baseline) {
     if (p.await(&w, &payload) != kResult) {
       throw Error(ErrorCode::kInternal, p.name(w) + " did not answer the reference");
     }
-    ipc::Reader reader(payload);
+    wire::Reader reader(payload);
     Measurement m;
-    ipc::get(reader, &m);
+    wire::get(reader, &m);
     w.state = Impl::State::kIdle;
     p.note(m);
     if (!first) {
@@ -463,7 +464,7 @@ double ProcessRunner::measure_copy_bandwidth() {
     throw Error(ErrorCode::kInternal, p.name(w) + " did not answer the bandwidth request");
   }
   w.state = state;
-  ipc::Reader reader(payload);
+  wire::Reader reader(payload);
   return reader.f64();
 }
 

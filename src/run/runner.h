@@ -39,7 +39,4 @@ std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordin
                                         const TimingOptions& timing, OutputCheckers checkers,
                                         std::shared_ptr<const StoppingRule> stopping = nullptr);
 
-// Devices visible to the driver; empty without a driver or a GPU (never throws for that).
-std::vector<DeviceInfo> list_gpus();
-
 }  // namespace gputune

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "compile/compile_pool.h"
+#include "process/compile_pool.h"
 #include "process/process_runner.h"
 #include "run/runner.h"
 

@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "compile/compile_pool.h"
+#include "process/compile_pool.h"
 #include "process/process_runner.h"
 #include "search/progress_tracker.h"
 #include "search/search_budget.h"

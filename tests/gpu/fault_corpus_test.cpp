@@ -8,7 +8,8 @@
 #include <filesystem>
 #include <map>
 
-#include "compile/compile_pool.h"
+#include "process/compile_pool.h"
+#include "process/gpu_list.h"
 #include "process/process_runner.h"
 #include "run/runner.h"
 #include "search/search.h"

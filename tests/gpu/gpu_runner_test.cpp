@@ -12,6 +12,7 @@
 #include "compile/compiler.h"
 #include "compile/output_checker.h"
 #include "gputune/error.h"
+#include "process/gpu_list.h"
 #include "run/runner.h"
 #include "search/search.h"
 #include "space/problem.h"

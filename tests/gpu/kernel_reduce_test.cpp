@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_support.h"
+#include "process/gpu_list.h"
 
 namespace gputune::test {
 namespace {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_test_support.h"
+#include "process/gpu_list.h"
 
 namespace gputune::test {
 namespace {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compile/compiler.h"
+#include "process/gpu_list.h"
 #include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/search.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "process/gpu_list.h"
 #include "run/runner.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"

@@ -13,10 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "compile/compile_pool.h"
 #include "compile/compiler.h"
 #include "gputune/error.h"
 #include "gputune/spec.h"
+#include "process/compile_pool.h"
+#include "process/gpu_list.h"
 #include "process/process_runner.h"
 #include "replay/replay.h"
 #include "run/runner.h"

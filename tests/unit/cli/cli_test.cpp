@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "process/gpu_list.h"
 #include "replay/replay.h"
 #include "run/runner.h"
 #include "space/problem.h"

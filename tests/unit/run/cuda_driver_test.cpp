@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "gputune/error.h"
+#include "process/gpu_list.h"
 #include "run/runner.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"

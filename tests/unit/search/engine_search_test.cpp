@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "compile/compile_pool.h"
+#include "process/compile_pool.h"
 #include "process/process_runner.h"
 #include "search/search.h"
 #include "spec/spec_loader.h"

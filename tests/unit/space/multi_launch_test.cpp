@@ -121,12 +121,12 @@ TEST_F(MultiLaunchTest, AVariantHoldsTheLaunchesWhoseConditionHolds) {
 TEST_F(MultiLaunchTest, VariantCrossesProcessesWhole) {
   Problem problem(spec());
   const Variant v = problem.variant(problem.space().encode({0, 0}));
-  ipc::Writer w;
-  ipc::put(w, v);
+  wire::Writer w;
+  wire::put(w, v);
   const std::string bytes = w.take();
-  ipc::Reader r(bytes);
+  wire::Reader r(bytes);
   Variant back;
-  ipc::get(r, &back);
+  wire::get(r, &back);
   EXPECT_TRUE(r.at_end());
   EXPECT_EQ(back.kernel_name_expressions, v.kernel_name_expressions);
   ASSERT_EQ(back.launches.size(), 2u);
@@ -137,9 +137,9 @@ TEST_F(MultiLaunchTest, VariantCrossesProcessesWhole) {
   }
   // A count that claims more than the payload holds fails, rather than allocating it.
   std::string damaged = bytes.substr(0, bytes.size() / 2);
-  ipc::Reader short_reader(damaged);
+  wire::Reader short_reader(damaged);
   Variant lost;
-  EXPECT_THROW(ipc::get(short_reader, &lost), Error);
+  EXPECT_THROW(wire::get(short_reader, &lost), Error);
 }
 
 TEST_F(MultiLaunchTest, ASingleLaunchSpecIsOneLaunchOfEveryArgument) {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "compile/compile_pool.h"
 #include "compile/compiler.h"
+#include "process/compile_pool.h"
 #include "search/search.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"

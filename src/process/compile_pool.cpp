@@ -1,4 +1,4 @@
-#include "compile/compile_pool.h"
+#include "process/compile_pool.h"
 
 #include <deque>
 #include <optional>
@@ -22,20 +22,20 @@ int worker_main(int fd, const CompilerFactory& factory) {
   std::string payload;
   while (ipc::read_frame(fd, &type, &payload)) {
     CompileRequest request;
-    ipc::Writer reply;
+    wire::Writer reply;
     uint32_t reply_type = kCompiled;
     try {
-      ipc::Reader reader(payload);
-      ipc::get(reader, &request);
+      wire::Reader reader(payload);
+      wire::get(reader, &request);
       if (!compiler) compiler = factory();
-      ipc::put(reply, compiler->compile(request));
+      wire::put(reply, compiler->compile(request));
     } catch (const Error& e) {
-      reply = ipc::Writer();
-      ipc::put(reply, e);
+      reply = wire::Writer();
+      wire::put(reply, e);
       reply_type = kFailed;
     } catch (const std::exception& e) {
-      reply = ipc::Writer();
-      ipc::put(reply, Error(ErrorCode::kInternal, std::string("compiler: ") + e.what()));
+      reply = wire::Writer();
+      wire::put(reply, Error(ErrorCode::kInternal, std::string("compiler: ") + e.what()));
       reply_type = kFailed;
     }
     if (!ipc::write_frame(fd, reply_type, reply.data())) return 0;
@@ -86,8 +86,8 @@ struct CompilePool::Impl {
       if (w.busy) continue;
       Job job = std::move(queue.front());
       queue.pop_front();
-      ipc::Writer message;
-      ipc::put(message, job.request);
+      wire::Writer message;
+      wire::put(message, job.request);
       if (!ipc::write_frame(w.child.fd, kCompile, message.data())) {
         ipc::kill_child(&w.child);
         start(&w);
@@ -127,14 +127,14 @@ struct CompilePool::Impl {
       finish(ticket, std::move(failed), false);
       return;
     }
-    ipc::Reader reader(payload);
+    wire::Reader reader(payload);
     if (type == kFailed) {
       running.erase(ticket);
       cancelled.erase(ticket);
-      throw ipc::get_error(reader);
+      throw wire::get_error(reader);
     }
     CompiledKernel kernel;
-    ipc::get(reader, &kernel);
+    wire::get(reader, &kernel);
     finish(ticket, std::move(kernel), true);
   }
 };

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "process/ipc.h"
+#include "core/wire.h"
 #include "support/measurement_fields.h"
 
 namespace gputune {
@@ -8,23 +8,23 @@ namespace {
 
 TEST(IpcMeasurement, EveryListedFieldRoundTrips) {
   const Measurement m = testing::every_field_set();
-  ipc::Writer w;
-  ipc::put(w, m);
+  wire::Writer w;
+  wire::put(w, m);
   const std::string data = w.take();
-  ipc::Reader r(data);
+  wire::Reader r(data);
   Measurement back;
-  ipc::get(r, &back);
+  wire::get(r, &back);
   EXPECT_TRUE(r.at_end());
   testing::expect_fields(m, back, testing::every_field);
 }
 
 TEST(IpcMeasurement, ATruncatedMeasurementThrows) {
-  ipc::Writer w;
-  ipc::put(w, testing::every_field_set());
+  wire::Writer w;
+  wire::put(w, testing::every_field_set());
   const std::string data = w.data().substr(0, w.data().size() - 1);
-  ipc::Reader r(data);
+  wire::Reader r(data);
   Measurement back;
-  EXPECT_THROW(ipc::get(r, &back), Error);
+  EXPECT_THROW(wire::get(r, &back), Error);
 }
 
 }  // namespace

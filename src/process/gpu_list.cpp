@@ -3,9 +3,9 @@
 #include <vector>
 
 #include "gputune/error.h"
+#include "process/gpu_list.h"
 #include "process/ipc.h"
 #include "run/cuda_driver.h"
-#include "run/runner.h"
 
 namespace gputune {
 namespace {
@@ -25,10 +25,10 @@ std::vector<DeviceInfo> list_gpus_here() {
 // Asks a short-lived child: CUDA initialised here would not survive a later fork().
 std::vector<DeviceInfo> list_gpus_in_child() {
   ipc::Child child = ipc::spawn([](int fd) {
-    ipc::Writer w;
+    wire::Writer w;
     const std::vector<DeviceInfo> gpus = list_gpus_here();
     w.u64(gpus.size());
-    for (const DeviceInfo& gpu : gpus) ipc::put(w, gpu);
+    for (const DeviceInfo& gpu : gpus) wire::put(w, gpu);
     ipc::write_frame(fd, 1, w.data());
     return 0;
   });
@@ -38,10 +38,10 @@ std::vector<DeviceInfo> list_gpus_in_child() {
   constexpr int kWaitMs = 60000;
   if (!ipc::readable({child.fd}, kWaitMs).empty() && ipc::read_frame(child.fd, &type, &payload)) {
     try {
-      ipc::Reader r(payload);
+      wire::Reader r(payload);
       for (uint64_t n = r.u64(); n > 0; --n) {
         gpus.emplace_back();
-        ipc::get(r, &gpus.back());
+        wire::get(r, &gpus.back());
       }
     } catch (const Error&) {
       gpus.clear();

@@ -1,4 +1,4 @@
-#include "compile/compile_pool.h"
+#include "process/compile_pool.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,0 +1,13 @@
+#pragma once
+#include <vector>
+
+#include "gputune/device.h"
+
+namespace gputune {
+
+// Devices visible to the driver; empty without a driver or a GPU (never throws for that). Asked
+// of a short-lived child process unless this process already loaded the driver: CUDA initialised
+// here would not survive a later fork().
+std::vector<DeviceInfo> list_gpus();
+
+}  // namespace gputune
