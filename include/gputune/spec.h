@@ -133,4 +133,11 @@ struct Spec {
   std::string source_hash() const;  // hash of the kernel source
 };
 
+// Validates and completes a Spec however it was built (the YAML loader, Python, a test): names,
+// expressions, kernel names against the kernel source, transform values, launches' arguments,
+// and a baseline entry for every parameter and transform (the first value where none is given).
+// Throws Error(kSpec): "file:line:column: ..." where the Spec has a location, the message alone
+// where it has none (a Spec built in memory).
+void check_spec(Spec& spec);
+
 }  // namespace gputune
