@@ -85,7 +85,7 @@ struct ParameterSpec {
   std::string name;
   std::vector<Value> values;
   SourceLocation where;
-  bool is_transform = false;  // under `transforms:` (block_order, max_registers, fast_math)
+  bool is_transform = false;  // under `transforms:` (transforms/generic_transforms.cpp)
 };
 
 // "100" is a number of evaluations, "90s", "10m", "2h" a time. False for anything else,

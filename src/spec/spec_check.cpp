@@ -179,9 +179,10 @@ void Checker::check_kernel_name(const ExprText& kernel_name) const {
                                 "such as transpose or transpose<TILE>");
   }
   if (!contains(kernel_globals_, last)) {
-    const std::string& source = context_.kernel_source_as_written.empty()
-                                    ? spec_.kernel_path
-                                    : context_.kernel_source_as_written;
+    const std::string source = !context_.kernel_source_as_written.empty()
+                                   ? context_.kernel_source_as_written
+                               : !spec_.kernel_path.empty() ? spec_.kernel_path
+                                                            : std::string("the kernel source");
     fail(kernel_name.where, "kernel '" + last + "' is not a __global__ function of " + source +
                                 suggestion(last, kernel_globals_) + "; expected one of: " +
                                 (kernel_globals_.empty() ? "(none found)" : join(kernel_globals_)));
