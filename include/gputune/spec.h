@@ -85,7 +85,7 @@ struct ParameterSpec {
   std::string name;
   std::vector<Value> values;
   SourceLocation where;
-  bool is_transform = false;  // under `transforms:` (block_order, max_registers, fast_math)
+  bool is_transform = false;  // under `transforms:` (transforms/generic_transforms.cpp)
 };
 
 // "100" is a number of evaluations, "90s", "10m", "2h" a time. False for anything else,
@@ -132,5 +132,12 @@ struct Spec {
   std::string spec_hash() const;    // hash of the spec text (problem values are keyed apart)
   std::string source_hash() const;  // hash of the kernel source
 };
+
+// Validates and completes a Spec however it was built (the YAML loader, Python, a test): names,
+// expressions, kernel names against the kernel source, transform values, launches' arguments,
+// and a baseline entry for every parameter and transform (the first value where none is given).
+// Throws Error(kSpec): "file:line:column: ..." where the Spec has a location, the message alone
+// where it has none (a Spec built in memory).
+void check_spec(Spec& spec);
 
 }  // namespace gputune

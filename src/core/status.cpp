@@ -5,17 +5,14 @@
 namespace gputune {
 
 namespace {
-constexpr Status kAll[] = {
-    Status::kOk,           Status::kConstraint, Status::kCompileError, Status::kResourceExceeded,
-    Status::kRuntimeError, Status::kTimeout,    Status::kWrongAnswer};
+constexpr Status kAll[] = {Status::kOk,           Status::kCompileError, Status::kResourceExceeded,
+                           Status::kRuntimeError, Status::kTimeout,      Status::kWrongAnswer};
 }
 
 const char* status_name(Status status) {
   switch (status) {
     case Status::kOk:
       return "ok";
-    case Status::kConstraint:
-      return "constraint";
     case Status::kCompileError:
       return "compile_error";
     case Status::kResourceExceeded:

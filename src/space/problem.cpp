@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "gputune/error.h"
-#include "transforms/block_order.h"
+#include "transforms/generic_transform.h"
 
 namespace gputune {
 namespace {
@@ -60,6 +60,31 @@ std::string substitute_parameters(const std::string& name, const SearchSpace& sp
     i = end;
   }
   return out;
+}
+
+// The generic transforms' changes, in dimension order, after the variant's own options.
+void apply_transforms(const std::vector<Dimension>& dimensions, const std::vector<Value>& values,
+                      Variant* v) {
+  TransformedVariant changes;
+  for (const Launch& launch : v->launches) {
+    changes.launches.push_back({launch.block, launch.grid, launch.dynamic_shared_bytes});
+  }
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    if (!dimensions[d].is_transform) continue;
+    const GenericTransform* transform = find_generic_transform(dimensions[d].name);
+    if (!transform) {
+      throw Error(ErrorCode::kSpec, "unknown transform '" + dimensions[d].name + "'");
+    }
+    transform->apply(values[d], &changes);
+  }
+  v->prelude = std::move(changes.prelude);
+  v->compile_options.insert(v->compile_options.end(), changes.compile_options.begin(),
+                            changes.compile_options.end());
+  for (size_t l = 0; l < v->launches.size(); ++l) {
+    v->launches[l].block = changes.launches[l].block;
+    v->launches[l].grid = changes.launches[l].grid;
+    v->launches[l].dynamic_shared_bytes = changes.launches[l].dynamic_shared_bytes;
+  }
 }
 
 }  // namespace
@@ -122,11 +147,14 @@ Problem::Problem(Spec spec, const ProblemValues& at)
   }
 
   std::vector<std::string> constraints;
-  for (size_t c = 0; c < spec_.constraints.size(); ++c) {
-    compile(spec_.constraints[c], scope, "constraint " + std::to_string(c + 1));
-    constraints.push_back(spec_.constraints[c].text);
+  for (const ExprText& constraint : spec_.constraints) constraints.push_back(constraint.text);
+  try {
+    space_ = std::make_unique<SearchSpace>(std::move(dimensions), constraints, problem_scope);
+  } catch (const ConstraintError& e) {
+    const ExprText& constraint = spec_.constraints[e.constraint];
+    fail(constraint.where, "cannot use constraint " + std::to_string(e.constraint + 1) + " '" +
+                               constraint.text + "': " + e.message);
   }
-  space_ = std::make_unique<SearchSpace>(std::move(dimensions), constraints, problem_scope);
 
   uint64_t first_valid = space_->size();
   for (uint64_t i = 0; i < space_->size(); ++i) {
@@ -244,18 +272,6 @@ Variant Problem::variant(uint64_t index) const {
   // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
   const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
   v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
-  for (size_t d = 0; d < dimensions.size(); ++d) {
-    if (!dimensions[d].is_transform) continue;
-    const std::string& transform = dimensions[d].name;
-    if (transform == "max_registers") {
-      const double n = values[d].as_number();
-      if (n > 0) v.compile_options.push_back("--maxrregcount=" + values[d].text());
-    } else if (transform == "fast_math") {
-      if (values[d].as_number() != 0) v.compile_options.push_back("--use_fast_math");
-    } else if (transform == "block_order") {
-      v.prelude = block_order_prelude(values[d].as_symbol());
-    }
-  }
 
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->set(*space_, index);
@@ -295,6 +311,7 @@ Variant Problem::variant(uint64_t index) const {
     }
     v.launches.push_back(std::move(launch));
   }
+  apply_transforms(dimensions, values, &v);
   if (v.launches.empty()) {
     fail(spec_.launches_where, "no launch's condition (when) holds for " +
                                    (config.empty() ? "the only config" : "config " + config) +

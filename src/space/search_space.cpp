@@ -46,7 +46,17 @@ SearchSpace::SearchSpace(std::vector<Dimension> dimensions,
     for (const auto& value : dimension.values) numeric = numeric && value.is_number();
     impl_->slots.push_back(numeric ? impl_->scope.slot(dimension.name) : nullptr);
   }
-  for (const auto& text : constraints) impl_->constraints.emplace_back(text, impl_->scope);
+  for (size_t c = 0; c < constraints.size(); ++c) {
+    try {
+      impl_->constraints.emplace_back(constraints[c], impl_->scope);
+    } catch (const ExpressionError& e) {
+      ConstraintError error;
+      error.message = e.message;
+      error.offset = e.offset;
+      error.constraint = c;
+      throw error;
+    }
+  }
 }
 
 SearchSpace::~SearchSpace() = default;

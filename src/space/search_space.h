@@ -10,6 +10,11 @@
 
 namespace gputune {
 
+// A constraint that does not compile: which one, and why.
+struct ConstraintError : ExpressionError {
+  size_t constraint = 0;  // index into the constraints given
+};
+
 struct Dimension {
   std::string name;
   std::vector<Value> values;
@@ -21,7 +26,7 @@ struct Dimension {
 class SearchSpace {
  public:
   // `scope` holds the problem values; constraints may read them and every numeric dimension.
-  // Throws ExpressionError from a constraint (the caller knows where it was written).
+  // Throws ConstraintError (an ExpressionError) for a constraint that does not compile.
   SearchSpace(std::vector<Dimension> dimensions, const std::vector<std::string>& constraints,
               const Scope& problem);
   ~SearchSpace();

@@ -89,6 +89,13 @@ class ProblemTest : public ::testing::Test {
   fs::path dir_;
 };
 
+TEST_F(ProblemTest, AConstraintThatDoesNotCompileIsReportedWhereItWasWritten) {
+  Spec unchecked = spec();
+  unchecked.constraints.push_back({"TILE +", {path(), 24, 5}});
+  const std::string message = error([&] { Problem problem(unchecked); });
+  EXPECT_EQ(message.rfind(path() + ":24:5: cannot use constraint 2 'TILE +': ", 0), 0u) << message;
+}
+
 TEST_F(ProblemTest, ProblemValuesAndSpace) {
   Problem problem(spec());
   ASSERT_EQ(problem.problem_values().size(), 2u);

@@ -91,6 +91,17 @@ TEST(SearchSpace, BadConstraintThrowsExpressionError) {
   }
 }
 
+TEST(SearchSpace, BadConstraintSaysWhichOne) {
+  Scope problem;
+  try {
+    SearchSpace space(dims(), {"TILE > 1", "PAD +"}, problem);
+    FAIL() << "no error";
+  } catch (const ConstraintError& e) {
+    EXPECT_EQ(e.constraint, 1u);
+    EXPECT_FALSE(e.message.empty());
+  }
+}
+
 TEST(SearchSpace, Neighbours) {
   Scope problem;
   SearchSpace space(dims(), {"!(TILE == 32 && MERGE == 8)"}, problem);

@@ -157,15 +157,15 @@ TEST(SqliteStore, EveryMeasurementFieldRoundTrips) {
 TEST(SqliteStore, EveryStatusRoundTrips) {
   auto store = open_sqlite_store(":memory:");
   int64_t w = store->workload(transpose_key());
-  const Status all[] = {
-      Status::kOk,           Status::kConstraint, Status::kCompileError, Status::kResourceExceeded,
-      Status::kRuntimeError, Status::kTimeout,    Status::kWrongAnswer};
+  const Status all[] = {Status::kOk,           Status::kCompileError, Status::kResourceExceeded,
+                        Status::kRuntimeError, Status::kTimeout,      Status::kWrongAnswer};
+  const uint64_t count = std::size(all);
   std::vector<Measurement> ms;
-  for (uint64_t i = 0; i < 7; ++i) ms.push_back(failed(i, all[i], "m"));
+  for (uint64_t i = 0; i < count; ++i) ms.push_back(failed(i, all[i], "m"));
   store->commit(w, ms);
   auto got = store->measured(w);
-  ASSERT_EQ(got.size(), 7u);
-  for (uint64_t i = 0; i < 7; ++i) {
+  ASSERT_EQ(got.size(), count);
+  for (uint64_t i = 0; i < count; ++i) {
     EXPECT_EQ(got[i].config_index, i);
     EXPECT_EQ(got[i].status, all[i]);
   }
