@@ -32,6 +32,8 @@ std::string first_line(const std::string& text) {
   return first;
 }
 
+}  // namespace
+
 nlohmann::json measurement_json(const Measurement& m) {
   nlohmann::json j;
   j["index"] = m.config_index;
@@ -49,8 +51,6 @@ nlohmann::json measurement_json(const Measurement& m) {
   if (!m.message.empty()) j["message"] = m.message;
   return j;
 }
-
-}  // namespace
 
 std::string report_title(const Problem& problem) {
   std::string title = problem.spec().path;
