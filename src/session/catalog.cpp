@@ -26,7 +26,7 @@ Spec spec_from_text(const std::string& text, const std::string& path,
 }
 
 Spec recording_spec(const std::string& recording_path) {
-  return recording_problem(load_recording(recording_path)).spec();
+  return recording_problem(load_recording(recording_path), shipped_data_root()).spec();
 }
 
 ProblemInfo problem_info(const Spec& spec) { return problem_info_of(Problem(spec)); }

@@ -192,7 +192,8 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem = std::make_unique<Problem>(recording_problem(recording).spec());
+    replay.problem =
+        std::make_unique<Problem>(recording_problem(recording, shipped_data_root()).spec());
   }
   replay.runner = make_replay_runner(std::move(recording));
   return replay;

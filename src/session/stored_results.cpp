@@ -6,6 +6,7 @@
 #include "search/report.h"
 #include "session/problem_info.h"
 #include "space/problem.h"
+#include "spec/spec_catalog.h"
 #include "store/store.h"
 
 namespace gputune {
@@ -70,7 +71,7 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::s
   for (const auto& w : store->workloads()) {
     if (workload && w.id != *workload) continue;
     std::string path = (std::filesystem::path(folder) / recording_file_name(w.key)).string();
-    export_recording(*store, w.id, path, commit);
+    export_recording(*store, w.id, path, commit, shipped_data_root());
     written.emplace_back(path, workload_info(w));
   }
   return written;
@@ -78,7 +79,7 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::s
 
 void export_workload(const std::string& db, int64_t workload, const std::string& path) {
   auto store = open_existing_store(db);
-  export_recording(*store, workload, path);
+  export_recording(*store, workload, path, "", shipped_data_root());
 }
 
 }  // namespace gputune
