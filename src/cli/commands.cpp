@@ -109,9 +109,9 @@ int search_command(const std::vector<std::string>& args) {
       "force", "measure again variants the database already has")(
       "no-prior", "do not learn from the kernel's other workloads in the database")(
       "replay", po::value<std::string>(),
-      "answer from a recording (gputune export) instead of the GPU; no GPU needed; the "
-      "results go to --db only when it is given")("top", po::value<size_t>()->default_value(10),
-                                                  "variants shown in the table")(
+      "answer from a recording (gputune export; it names its spec) or from a database (give "
+      "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "
+      "given")("top", po::value<size_t>()->default_value(10), "variants shown in the table")(
       "device", po::value<int>()->default_value(0), "GPU ordinal")(
       "devices", po::value<std::string>(),
       "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
