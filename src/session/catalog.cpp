@@ -7,6 +7,7 @@
 #include "run/runner.h"
 #include "search/report.h"
 #include "session/problem_info.h"
+#include "session/recording_root.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -26,7 +27,8 @@ Spec spec_from_text(const std::string& text, const std::string& path,
 }
 
 Spec recording_spec(const std::string& recording_path) {
-  return recording_problem(load_recording(recording_path), shipped_data_root()).spec();
+  Recording recording = load_recording(recording_path);
+  return recording_problem(recording, recording_root(recording_path, recording)).spec();
 }
 
 ProblemInfo problem_info(const Spec& spec) { return problem_info_of(Problem(spec)); }

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "search/report.h"
 #include "search/search.h"
 #include "session/problem_info.h"
+#include "session/recording_root.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -192,8 +194,8 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem =
-        std::make_unique<Problem>(recording_problem(recording, shipped_data_root()).spec());
+    replay.problem = std::make_unique<Problem>(
+        recording_problem(recording, recording_root(path, recording)).spec());
   }
   replay.runner = make_replay_runner(std::move(recording));
   return replay;

@@ -329,6 +329,14 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
     history.append(row);
   }
   out["history"] = history;
+  // The parameters in the spec's order (records' configs are sorted by name).
+  py::list parameters;
+  if (!stored.history.empty()) {
+    py::dict config =
+        py::module_::import("json").attr("loads")(stored.history.front().measurement.config);
+    for (const auto& item : config) parameters.append(item.first);
+  }
+  out["parameters"] = parameters;
   if (stored.problem) {
     out["problem"] = problem_dict(*stored.problem);
     out["spec"] = spec_info(*spec);

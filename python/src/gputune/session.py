@@ -187,6 +187,7 @@ def _load(db, spec_obj, workload, device):
                     for w in found)))
         workload = found[-1]["id"]
     raw = _core.load_workload(db, int(workload), spec_obj)
-    return Results("stored", raw, db=db, history=stored_history(raw["history"]))
+    return Results("stored", raw, db=db, history=stored_history(raw["history"]),
+                   parameters=raw.get("parameters") or None)
 
 
