@@ -85,12 +85,10 @@ SearchOutcome search(const SearchRequest& request, const TuningProgressCallback&
 std::string compile_only_text(const SearchOutcome& outcome, bool json);
 
 // Specs: a file or a shipped spec's name (catalog: $GPUTUNE_SPACES, the install, the source
-// tree), YAML text, or the spec a recording was made with.
-std::string find_spec(const std::string& path_or_name);
+// tree in a development build), or YAML text.
 Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides = {});
 Spec spec_from_text(const std::string& text, const std::string& path,
                     const ProblemOverrides& overrides = {});
-Spec recording_spec(const std::string& recording_path);
 ProblemInfo problem_info(const Spec& spec);
 std::string workload_title(const Spec& spec);  // "spaces/transpose.yaml n=8192"
 std::vector<std::string> shipped_spec_paths();

@@ -137,10 +137,11 @@ def write_synthetic_recording(results, path):
              "spill_bytes,message"]
     for row in results.records:
         config = row["config"]
+        config_text = json.dumps({k: config[k] for k in results.parameters}, separators=(",", ":"))
         t = 0.01 * (1 + abs(config["THREADS"] - 128) / 64) / config["ITEMS"] ** 0.5
         samples = ";".join(repr(t * (1 + 0.01 * k)) for k in range(5))
         lines.append('%d,"%s",ok,%r,%s,100,%d,0,0,' % (
-            row["index"], json.dumps(config).replace('"', '""'), t, samples, row["registers"]))
+            row["index"], config_text.replace('"', '""'), t, samples, row["registers"]))
     path.write_text("\n".join(lines) + "\n")
 
 

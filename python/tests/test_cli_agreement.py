@@ -11,6 +11,9 @@ import gputune
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RECORDING = os.path.join(REPO, "db", "recordings", "transpose_n_4096_NVIDIA_H200.csv")
+# The spec the recording was made with (db/recordings/README.md).
+RECORDED_SPEC = os.path.join(REPO, "db", "recordings", "spaces-f402b6b", "spaces",
+                             "transpose.yaml")
 CLI = os.environ.get("GPUTUNE_CLI", os.path.join(REPO, "build", "gputune"))
 
 needs_cli = pytest.mark.skipif(not os.access(CLI, os.X_OK),
@@ -44,9 +47,9 @@ def test_one_replay_rule(tmp_path):
                        progress=False)
     assert r.db == db
     # A database replays the workload its spec names, from both front ends.
-    again = gputune.search("transpose", set={"n": 4096}, replay=db, strategy="random", seed=3,
+    again = gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=db, strategy="random", seed=3,
                            budget=10, progress=False)
-    rc, out, err = cli("search", "transpose", "--set", "n=4096", "--replay", db, "--strategy",
+    rc, out, err = cli("search", RECORDED_SPEC, "--set", "n=4096", "--replay", db, "--strategy",
                        "random", "--seed", "3", "--budget", "10", "--json", "-q", "--top",
                        "1000000")
     assert rc == 0, err

@@ -3,19 +3,15 @@
 #include "compile/compiler.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
-#include "replay/replay.h"
 #include "run/runner.h"
 #include "search/report.h"
 #include "session/problem_info.h"
-#include "session/recording_root.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
 #include "strategy/strategy.h"
 
 namespace gputune {
-
-std::string find_spec(const std::string& path_or_name) { return resolve_spec(path_or_name); }
 
 Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides) {
   return load_spec(resolve_spec(path_or_name), overrides);
@@ -24,11 +20,6 @@ Spec open_spec(const std::string& path_or_name, const ProblemOverrides& override
 Spec spec_from_text(const std::string& text, const std::string& path,
                     const ProblemOverrides& overrides) {
   return parse_spec(text, path, overrides);
-}
-
-Spec recording_spec(const std::string& recording_path) {
-  Recording recording = load_recording(recording_path);
-  return recording_problem(recording, recording_root(recording_path, recording)).spec();
 }
 
 ProblemInfo problem_info(const Spec& spec) { return problem_info_of(Problem(spec)); }

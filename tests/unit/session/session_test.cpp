@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
+#include "replay/replay.h"
 #include "store/store.h"
 #include "support/synthetic_recording.h"
 
@@ -113,6 +114,18 @@ TEST_F(SessionTest, OneReplayRule) {
   SearchRequest with_its_spec = random_search(recording_);
   with_its_spec.spec = spec_;
   EXPECT_EQ(search(with_its_spec).device.name, "Synthetic GPU A");
+}
+
+TEST_F(SessionTest, ARelativeSpecPathIsFoundAboveTheRecording) {
+  const fs::path deep = dir_ / "recordings" / "h200";
+  fs::create_directories(deep);
+  const std::string recording = (deep / "relative.csv").string();
+  {
+    auto store = open_sqlite_store(db_, true);
+    export_recording(*store, store->workloads()[0].id, recording, "", dir_.string());
+  }
+  EXPECT_EQ(load_recording(recording).info.spec_path, "synthetic.yaml");
+  EXPECT_EQ(search(random_search(recording)).device.name, "Synthetic GPU A");
 }
 
 TEST_F(SessionTest, OptionsAreCheckedBeforeAnythingRuns) {
