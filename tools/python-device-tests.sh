@@ -11,7 +11,8 @@ nvrtc=$(ls "$cuda"/lib64/libnvrtc.so* "$cuda"/targets/x86_64-linux/lib/libnvrtc.
         grep -v alt | head -1)
 suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 cp python/src/gputune/*.py mod/gputune/
-g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude -iquote src \
+cp -r spaces kernels mod/gputune/  # as an installed package holds them
+g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
   python/src/gputune/_core.cpp libgputune_core.a lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
   lib/libmuparser.so.2 "$nvrtc" -ldl -lpthread -Wl,-rpath,"$PWD/lib:$(dirname "$nvrtc")" \
   -o "mod/gputune/_core$suffix"

@@ -16,6 +16,8 @@ pip=("$venv/bin/python" -m pip -q --disable-pip-version-check)
 # No build isolation: the build tools above are reused, and so is the CMake build folder.
 CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-$(nproc)}" "${pip[@]}" install --no-build-isolation \
   -C build-dir="$build/python" "./python[test,progress]"
+# The command line beside the module, for the tests that compare the two front ends.
+if [ -x "$build/gputune" ]; then export GPUTUNE_CLI="${GPUTUNE_CLI:-$build/gputune}"; fi
 cd python
 rc=0
 "$venv/bin/python" -m pytest -q -rs "$@" || rc=$?

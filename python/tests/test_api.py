@@ -135,12 +135,13 @@ def write_synthetic_recording(results, path):
              "# copy_bandwidth_gbs: 3000", "# recorded_at: 2025-01-01T00:00:00Z", "# commit: ",
              "config_index,config,status,median_ms,samples,compile_ms,registers,shared_bytes,"
              "spill_bytes,message"]
-    for row in results._rows:
-        config = json.loads(row["config"])
+    for row in results.records:
+        config = row["config"]
+        config_text = json.dumps({k: config[k] for k in results.parameters}, separators=(",", ":"))
         t = 0.01 * (1 + abs(config["THREADS"] - 128) / 64) / config["ITEMS"] ** 0.5
         samples = ";".join(repr(t * (1 + 0.01 * k)) for k in range(5))
         lines.append('%d,"%s",ok,%r,%s,100,%d,0,0,' % (
-            row["config_index"], row["config"].replace('"', '""'), t, samples, row["registers"]))
+            row["index"], config_text.replace('"', '""'), t, samples, row["registers"]))
     path.write_text("\n".join(lines) + "\n")
 
 

@@ -14,18 +14,8 @@
 #include "cli/interrupt.h"
 #include "cli/progress.h"
 #include "gputune/error.h"
-#include "process/compile_pool.h"
-#include "process/gpu_list.h"
-#include "process/process_runner.h"
-#include "replay/replay.h"
-#include "run/runner.h"
-#include "search/report.h"
-#include "search/search.h"
-#include "space/problem.h"
-#include "spec/spec_catalog.h"
-#include "spec/spec_loader.h"
-#include "store/store.h"
-#include "strategy/strategy.h"
+#include "gputune/results.h"
+#include "gputune/session.h"
 
 namespace po = boost::program_options;
 
@@ -65,8 +55,8 @@ std::vector<std::string> split_assignments(const std::string& text) {
   return out;
 }
 
-Overrides parse_overrides(const po::variables_map& vm) {
-  Overrides overrides;
+ProblemOverrides parse_overrides(const po::variables_map& vm) {
+  ProblemOverrides overrides;
   if (!vm.count("set")) return overrides;
   std::vector<std::string> items;
   for (const auto& given : vm["set"].as<std::vector<std::string>>()) {
@@ -82,109 +72,10 @@ Overrides parse_overrides(const po::variables_map& vm) {
   return overrides;
 }
 
-std::unique_ptr<CompilePool> make_compile_pool(const po::variables_map& vm) {
-  std::shared_ptr<ModuleCache> cache;
-  if (!vm.count("no-cache")) {
-    cache = std::make_shared<ModuleCache>(vm.count("cache-dir") ? vm["cache-dir"].as<std::string>()
-                                                                : ModuleCache::default_directory());
-  }
-  return std::make_unique<CompilePool>(vm["jobs"].as<size_t>(), make_nvrtc_compiler, cache);
-}
-
-// --devices all | 0,1,... | (absent) --device N
-std::vector<int> device_ordinals(const po::variables_map& vm) {
-  if (!vm.count("devices")) return {vm["device"].as<int>()};
-  const std::string text = vm["devices"].as<std::string>();
-  std::vector<int> ordinals;
-  if (text == "all") {
-    for (const DeviceInfo& gpu : list_gpus()) ordinals.push_back(gpu.ordinal);
-    if (ordinals.empty()) {
-      throw Error(ErrorCode::kNoGpu,
-                  "--devices all: no GPU found. Measuring needs an NVIDIA GPU "
-                  "and its driver; use --compile-only to check that the "
-                  "variants compile without one.");
-    }
-    return ordinals;
-  }
-  std::stringstream list(text);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
-      throw Error(ErrorCode::kUsage,
-                  "--devices " + text + ": expected 'all' or GPU ordinals such as 0,1");
-    }
-    const int ordinal = std::stoi(item);
-    if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) {
-      ordinals.push_back(ordinal);
-    }
-  }
-  if (ordinals.empty()) throw Error(ErrorCode::kUsage, "--devices: no GPU given");
-  return ordinals;
-}
-
-int compile_only(const Problem& problem, Compiler& compiler, const std::string& arch, bool json,
-                 bool quiet) {
-  std::vector<Measurement> results;
-  {
-    ProgressPrinter printer(!quiet);
-    results = compile_all(problem, compiler, arch, std::ref(printer), &install_interrupt_handler());
-  }
-  size_t failed = 0;
-  nlohmann::json failures = nlohmann::json::array();
-  for (const auto& m : results) {
-    if (m.status == Status::kOk) continue;
-    ++failed;
-    if (json) {
-      failures.push_back({{"index", m.config_index},
-                          {"config", nlohmann::json::parse(m.config)},
-                          {"log", m.message}});
-    } else {
-      std::cout << "compile error: " << config_text(m.config) << "\n" << m.message << "\n";
-    }
-  }
-  if (json) {
-    nlohmann::json out = {{"spec", problem.spec().path},
-                          {"arch", arch},
-                          {"compiled", results.size()},
-                          {"failed", failed},
-                          {"failures", failures}};
-    std::cout << out.dump(2) << "\n";
-  } else {
-    std::cout << results.size() << " variants compiled for " << arch << ", " << failed
-              << " failed\n";
-  }
-  return failed ? kSomeVariantsFailed : 0;
-}
-
-// Read-only, and only a file that exists: reading must not leave an empty database behind.
-std::unique_ptr<Store> open_existing_store(const std::string& db) {
-  if (!std::filesystem::exists(db)) {
-    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
-  }
-  return open_sqlite_store(db, true);
-}
-
 std::string required_spec(const po::variables_map& vm) {
   if (!vm.count("spec"))
     throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
   return vm["spec"].as<std::string>();
-}
-
-int run_and_report(const Problem& problem, Runner& runner, Compiler& compiler, Store& store,
-                   const SearchOptions& search, const po::variables_map& vm) {
-  const auto& stop = install_interrupt_handler();
-  SearchResult result;
-  {
-    ProgressPrinter printer(!vm.count("quiet"));
-    result = run_search(problem, runner, compiler, store, search, std::ref(printer), &stop);
-  }
-  Report report =
-      make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
-                  store.measured(result.workload), metrics_of(problem));
-  report.search = result.record;
-  size_t top = vm["top"].as<size_t>();
-  std::cout << (vm.count("json") ? format_json(report, top) + "\n" : format_table(report, top));
-  return result.record.interrupted ? kInterrupted : 0;
 }
 
 void add_spec_options(po::options_description& options) {
@@ -207,7 +98,7 @@ int search_command(const std::vector<std::string>& args) {
       "the variant in flight and the next run resumes.\n\noptions");
   add_spec_options(options);
   std::string strategies;
-  for (const auto& name : strategy_names()) strategies += (strategies.empty() ? "" : ", ") + name;
+  for (const auto& name : strategy_list()) strategies += (strategies.empty() ? "" : ", ") + name;
   options.add_options()(
       "strategy", po::value<std::string>(),
       ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str())(
@@ -218,9 +109,9 @@ int search_command(const std::vector<std::string>& args) {
       "force", "measure again variants the database already has")(
       "no-prior", "do not learn from the kernel's other workloads in the database")(
       "replay", po::value<std::string>(),
-      "answer from a recording (gputune export) instead of the GPU; no GPU needed; the "
-      "results go to --db only when it is given")("top", po::value<size_t>()->default_value(10),
-                                                  "variants shown in the table")(
+      "answer from a recording (gputune export; it names its spec) or from a database (give "
+      "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "
+      "given")("top", po::value<size_t>()->default_value(10), "variants shown in the table")(
       "device", po::value<int>()->default_value(0), "GPU ordinal")(
       "devices", po::value<std::string>(),
       "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
@@ -254,69 +145,42 @@ int search_command(const std::vector<std::string>& args) {
     return 0;
   }
   const auto& vm = parsed.vm;
-  bool json = vm.count("json"), quiet = vm.count("quiet");
-  SearchOptions search;
-  if (vm.count("strategy")) {
-    search.strategy = vm["strategy"].as<std::string>();
-    make_strategy(search.strategy, 0);  // an unknown name fails before the GPU is touched
-  }
-  if (vm.count("budget")) {
-    int64_t evaluations = 0;
-    double seconds = 0;
-    std::string text = vm["budget"].as<std::string>();
-    if (text != "none" && !parse_budget(text, &evaluations, &seconds)) {
-      throw Error(ErrorCode::kUsage, "--budget " + text +
-                                         ": expected a number of evaluations (100), a time "
-                                         "(90s, 10m, 2h) or none");
-    }
-    search.budget_evaluations = evaluations;
-    search.budget_seconds = seconds;
-  }
-  if (vm.count("seed")) search.seed = vm["seed"].as<uint64_t>();
-  search.force = vm.count("force");
+  SearchRequest request;
+  if (vm.count("strategy")) request.strategy = vm["strategy"].as<std::string>();
+  if (vm.count("budget")) request.budget = vm["budget"].as<std::string>();
+  if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
+  request.force = vm.count("force");
+  request.use_prior = !vm.count("no-prior");
+  if (vm.count("replay")) request.replay = vm["replay"].as<std::string>();
+  if (vm.count("spec")) request.spec = vm["spec"].as<std::string>();
+  request.overrides = parse_overrides(vm);
+  if (!vm["db"].defaulted()) request.db = vm["db"].as<std::string>();
+  request.device = vm["device"].as<int>();
+  if (vm.count("devices")) request.devices = vm["devices"].as<std::string>();
+  request.jobs = vm["jobs"].as<size_t>();
+  if (vm.count("cache-dir")) request.cache_dir = vm["cache-dir"].as<std::string>();
+  request.use_cache = !vm.count("no-cache");
+  request.timeout_floor_s = vm["timeout-floor"].as<double>();
+  request.timeout_factor = vm["timeout-factor"].as<double>();
+  request.warm_cache = vm.count("warm-cache");
+  if (!vm["max-seconds"].defaulted()) request.max_seconds = vm["max-seconds"].as<double>();
+  request.fast = vm.count("fast");
+  request.compile_only = vm.count("compile-only");
+  request.arch = vm["arch"].as<std::string>();
 
-  search.use_prior = !vm.count("no-prior");
-  if (vm.count("replay")) {
-    if (vm.count("spec") || vm.count("set")) {
-      throw Error(ErrorCode::kUsage,
-                  "--replay takes the spec and problem values from the "
-                  "recording: give no SPEC or --set");
-    }
-    Recording recording = load_recording(vm["replay"].as<std::string>());
-    Problem problem = recording_problem(recording);
-    auto runner = make_replay_runner(recording);
-    auto compiler = make_replay_compiler();
-    auto store = open_sqlite_store(vm["db"].defaulted() ? ":memory:" : vm["db"].as<std::string>());
-    return run_and_report(problem, *runner, *compiler, *store, search, vm);
+  const bool json = vm.count("json");
+  SearchOutcome outcome;
+  {
+    ProgressPrinter printer(!vm.count("quiet"));
+    outcome = search(request, std::ref(printer), &install_interrupt_handler());
   }
-  Spec spec = load_spec(resolve_spec(required_spec(vm)), parse_overrides(vm));
-  Problem problem(std::move(spec));
-  // Compilers and GPU workers are forked processes; this one never initialises CUDA.
-  auto compiler = make_compile_pool(vm);
-  if (vm.count("compile-only")) {
-    return compile_only(problem, *compiler, vm["arch"].as<std::string>(), json, quiet);
+  if (outcome.compile_only) {
+    std::cout << compile_only_text(outcome, json);
+    return outcome.compile_failures() ? kSomeVariantsFailed : 0;
   }
-
-  TimingOptions timing;
-  timing.flush_l2 = !vm.count("warm-cache");
-  if (vm.count("fast")) {
-    timing.warmup_ms = 5;
-    timing.min_samples = 5;
-    timing.max_samples = 100;
-    timing.max_seconds = 0.1;
-  }
-  if (!vm["max-seconds"].defaulted() || !vm.count("fast")) {
-    timing.max_seconds = vm["max-seconds"].as<double>();
-  }
-  WatchdogOptions watchdog;
-  watchdog.floor_s = vm["timeout-floor"].as<double>();
-  watchdog.factor = vm["timeout-factor"].as<double>();
-  if (watchdog.floor_s <= 0 || watchdog.factor <= 0) {
-    throw Error(ErrorCode::kUsage, "--timeout-floor and --timeout-factor must be positive");
-  }
-  auto runner = make_process_runner(problem, device_ordinals(vm), timing, *compiler, watchdog);
-  auto store = open_sqlite_store(vm["db"].as<std::string>());
-  return run_and_report(problem, *runner, *compiler, *store, search, vm);
+  size_t top = vm["top"].as<size_t>();
+  std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
+  return outcome.interrupted ? kInterrupted : 0;
 }
 
 int best_command(const std::vector<std::string>& args) {
@@ -333,27 +197,23 @@ int best_command(const std::vector<std::string>& args) {
     return 0;
   }
   const auto& vm = parsed.vm;
-  Spec spec = load_spec(resolve_spec(required_spec(vm)), parse_overrides(vm));
-  Problem problem(spec);
+  Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
   std::string db = vm["db"].as<std::string>();
-  auto store = open_existing_store(db);
   nlohmann::json out = nlohmann::json::array();
   size_t found = 0;
-  for (const auto& w : store->workloads(spec.spec_hash(), problem.problem_json())) {
-    if (w.key.source_hash != spec.source_hash() || !w.best) continue;
+  for (const WorkloadInfo& w : stored_workloads(db, spec)) {
+    if (!w.best) continue;
     ++found;
     const Measurement& best = *w.best;
-    double speedup = w.baseline && w.baseline->status == Status::kOk
-                         ? w.baseline->median_ms() / best.median_ms()
-                         : 0;
+    const double speedup = w.speedup();
     if (vm.count("json")) {
-      out.push_back({{"device", w.key.device.name},
+      out.push_back({{"device", w.device.name},
                      {"config", nlohmann::json::parse(best.config)},
                      {"median_ms", best.median_ms()},
                      {"speedup", speedup},
                      {"measured_variants", w.ok}});
     } else {
-      std::printf("%s: %s  %.4f ms", w.key.device.name.c_str(), config_text(best.config).c_str(),
+      std::printf("%s: %s  %.4f ms", w.device.name.c_str(), config_text(best.config).c_str(),
                   best.median_ms());
       if (speedup > 0) std::printf("  %.2fx the baseline", speedup);
       std::printf("  (%lld variants measured)\n", static_cast<long long>(w.ok));
@@ -361,7 +221,7 @@ int best_command(const std::vector<std::string>& args) {
   }
   if (vm.count("json")) std::cout << out.dump(2) << "\n";
   if (!found) {
-    std::cerr << "gputune best: nothing measured for " << report_title(problem) << " in " << db
+    std::cerr << "gputune best: nothing measured for " << workload_title(spec) << " in " << db
               << "\n";
     return EX_DATAERR;
   }
@@ -383,14 +243,13 @@ int show_command(const std::vector<std::string>& args) {
   }
   const auto& vm = parsed.vm;
   std::string db = vm["db"].as<std::string>();
-  auto store = open_existing_store(db);
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& w : store->workloads()) {
+  for (const WorkloadInfo& w : stored_workloads(db)) {
     nlohmann::json row = {{"workload", w.id},
-                          {"spec", w.key.spec_path},
-                          {"kernel", w.key.kernel_name},
-                          {"problem", nlohmann::json::parse(w.key.problem_json)},
-                          {"device", w.key.device.name},
+                          {"spec", w.spec_path},
+                          {"kernel", w.kernel_name},
+                          {"problem", nlohmann::json::parse(w.problem_json)},
+                          {"device", w.device.name},
                           {"attempts", w.attempts},
                           {"ok", w.ok}};
     double speedup = 0;
@@ -398,7 +257,7 @@ int show_command(const std::vector<std::string>& args) {
       row["best"] = {{"config", nlohmann::json::parse(w.best->config)},
                      {"median_ms", w.best->median_ms()}};
       if (w.baseline && w.baseline->status == Status::kOk) {
-        speedup = w.baseline->median_ms() / w.best->median_ms();
+        speedup = w.speedup();
         row["best"]["speedup"] = speedup;
       }
     }
@@ -407,9 +266,8 @@ int show_command(const std::vector<std::string>& args) {
       continue;
     }
     std::printf("#%lld %s %s on %s: %lld attempts, %lld ok\n", static_cast<long long>(w.id),
-                w.key.spec_path.c_str(), config_text(w.key.problem_json).c_str(),
-                w.key.device.name.c_str(), static_cast<long long>(w.attempts),
-                static_cast<long long>(w.ok));
+                w.spec_path.c_str(), config_text(w.problem_json).c_str(), w.device.name.c_str(),
+                static_cast<long long>(w.attempts), static_cast<long long>(w.ok));
     if (w.best) {
       std::printf("    best %.4f ms", w.best->median_ms());
       if (speedup > 0) std::printf(" (%.2fx the baseline)", speedup);
@@ -439,18 +297,14 @@ int export_command(const std::vector<std::string>& args) {
   }
   const auto& vm = parsed.vm;
   std::string db = vm["db"].as<std::string>();
-  auto store = open_existing_store(db);
-  std::filesystem::create_directories(vm["out"].as<std::string>());
-  size_t written = 0;
-  for (const auto& w : store->workloads()) {
-    if (vm.count("workload") && w.id != vm["workload"].as<int64_t>()) continue;
-    std::string path =
-        (std::filesystem::path(vm["out"].as<std::string>()) / recording_file_name(w.key)).string();
-    export_recording(*store, w.id, path, vm["commit"].as<std::string>());
+  std::optional<int64_t> workload;
+  if (vm.count("workload")) workload = vm["workload"].as<int64_t>();
+  const auto written =
+      export_recordings(db, vm["out"].as<std::string>(), workload, vm["commit"].as<std::string>());
+  for (const auto& [path, w] : written) {
     std::cout << path << ": " << w.attempts << " attempts, " << w.ok << " ok\n";
-    ++written;
   }
-  if (!written) {
+  if (written.empty()) {
     std::cerr << "gputune export: no workload to export in " << db << "\n";
     return EX_DATAERR;
   }
@@ -469,16 +323,14 @@ int list_command(const std::vector<std::string>& args) {
     return 0;
   }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& path : shipped_specs()) {
-    std::string name = std::filesystem::path(path).stem().string();
-    nlohmann::json row = {{"name", name}, {"path", path}};
-    try {
-      Problem problem(load_spec(path));
-      row["description"] = problem.spec().description;
-      row["variants"] = problem.space().count_valid();
-      row["product"] = problem.space().size();
-    } catch (const Error& e) {
-      row["error"] = e.what();
+  for (const ShippedSpec& spec : shipped_spec_list()) {
+    nlohmann::json row = {{"name", spec.name}, {"path", spec.path}};
+    if (spec.error.empty()) {
+      row["description"] = spec.description;
+      row["variants"] = spec.variants;
+      row["product"] = spec.product;
+    } else {
+      row["error"] = spec.error;
     }
     out.push_back(row);
   }

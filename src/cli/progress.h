@@ -1,5 +1,5 @@
 #pragma once
-#include "search/search.h"
+#include "gputune/results.h"
 
 namespace gputune::cli {
 
@@ -9,7 +9,7 @@ class ProgressPrinter {
  public:
   explicit ProgressPrinter(bool enabled);
   ~ProgressPrinter();  // ends the redrawn line
-  void operator()(const SearchProgress& progress);
+  void operator()(const TuningProgress& progress);
 
  private:
   bool enabled_, terminal_;

@@ -42,6 +42,8 @@ nlohmann::json config_json_value(const std::string& text) {
   return out;
 }
 
+}  // namespace
+
 nlohmann::json measurement_json(const Measurement& m) {
   nlohmann::json j;
   for (const MeasurementField& field : measurement_fields()) {
@@ -76,8 +78,6 @@ nlohmann::json measurement_json(const Measurement& m) {
   }
   return j;
 }
-
-}  // namespace
 
 std::string report_title(const Problem& problem) {
   std::string title = problem.spec().path;

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ Report make_report(std::string title, const DeviceInfo& device, double copy_band
                    const std::vector<Measurement>& measurements, const Metrics& metrics);
 
 std::string config_text(const std::string& config_json);  // {"A":1,"B":"x"} -> "A=1 B=x"
+// One measurement as the JSON report writes it (a row of "results" or "failed").
+nlohmann::json measurement_json(const Measurement& m);
 std::string format_table(const Report& report, size_t top);
 std::string format_json(const Report& report, size_t top);  // one JSON document
 

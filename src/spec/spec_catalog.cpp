@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include <dlfcn.h>
+
 #include "gputune/error.h"
 
 namespace fs = std::filesystem;
@@ -12,32 +14,62 @@ namespace fs = std::filesystem;
 namespace gputune {
 
 namespace {
-fs::path executable_dir() {
+
+void add_if_folder(const fs::path& candidate, std::vector<std::string>* folders) {
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
+  if (!fs::is_directory(candidate, ec)) return;
+  const std::string canonical = fs::weakly_canonical(candidate, ec).string();
+  if (std::find(folders->begin(), folders->end(), canonical) == folders->end()) {
+    folders->push_back(canonical);
+  }
 }
+
+// Installed locations first; the source tree only where the build says it may be used
+// (never in the Python package, whose build tree is gone once it is installed).
+std::vector<std::string> installed_spec_folders() {
+  std::vector<std::string> folders = spec_folders_beside(code_directory());
+#if GPUTUNE_SOURCE_TREE_FALLBACK
+  add_if_folder(fs::path(GPUTUNE_SOURCE_DIR) / "spaces", &folders);
+#endif
+  return folders;
+}
+
 }  // namespace
 
-std::vector<std::string> spec_folders() {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("GPUTUNE_SPACES")) candidates.emplace_back(env);
-  fs::path exe = executable_dir();
-  if (!exe.empty()) {
-    candidates.push_back(exe / "spaces");
-    candidates.push_back(exe / ".." / "spaces");
-    candidates.push_back(exe / ".." / "share" / "gputune" / "spaces");
+std::string code_directory() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&code_directory), &info) == 0 || !info.dli_fname) {
+    return "";
   }
-  candidates.emplace_back(fs::path(GPUTUNE_SOURCE_DIR) / "spaces");
+  std::error_code ec;
+  fs::path file = fs::weakly_canonical(info.dli_fname, ec);
+  if (ec || !file.is_absolute()) {  // a program started by its bare name
+    file = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return "";
+  }
+  return file.parent_path().string();
+}
+
+std::vector<std::string> spec_folders_beside(const std::string& code_dir) {
   std::vector<std::string> folders;
-  std::set<fs::path> seen;
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    if (!fs::is_directory(c, ec)) continue;
-    fs::path canonical = fs::weakly_canonical(c, ec);
-    if (seen.insert(canonical).second) folders.push_back(canonical.string());
-  }
+  if (code_dir.empty()) return folders;
+  const fs::path dir(code_dir);
+  add_if_folder(dir / "spaces", &folders);
+  add_if_folder(dir / ".." / "share" / "gputune" / "spaces", &folders);
+  add_if_folder(dir / ".." / "spaces", &folders);
   return folders;
+}
+
+std::vector<std::string> spec_folders() {
+  std::vector<std::string> folders;
+  if (const char* env = std::getenv("GPUTUNE_SPACES")) add_if_folder(env, &folders);
+  for (const auto& folder : installed_spec_folders()) add_if_folder(folder, &folders);
+  return folders;
+}
+
+std::string shipped_data_root() {
+  const auto folders = installed_spec_folders();
+  return folders.empty() ? std::string() : fs::path(folders.front()).parent_path().string();
 }
 
 std::vector<std::string> shipped_specs() {

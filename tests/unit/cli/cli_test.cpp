@@ -135,6 +135,14 @@ TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
       << "25 evaluations and the baseline";
   CommandResult both = run_gputune("search x --replay " + files[0].string());
   EXPECT_EQ(both.exit_code, 64);
+  // One replay rule (gputune/session.h): a database replays the workload its SPEC names.
+  CommandResult database = run_gputune("search " + spec + " --replay " + db +
+                                       " --strategy random --seed 4 --budget 25 --json");
+  ASSERT_EQ(database.exit_code, 0) << database.err;
+  EXPECT_EQ(nlohmann::json::parse(database.out)["results"], report["results"]);
+  CommandResult no_spec = run_gputune("search --replay " + db);
+  EXPECT_EQ(no_spec.exit_code, 64);
+  EXPECT_TRUE(contains(no_spec.err, "give the SPEC")) << no_spec.err;
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,92 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gputune/device.h"
+#include "gputune/measurement.h"
+#include "gputune/value.h"
+
+namespace gputune {
+
+struct Report;  // search/report.h
+
+// Where a search stands, after each evaluation.
+struct TuningProgress {
+  uint64_t done = 0;      // evaluations so far, reused ones included
+  uint64_t total = 0;     // what the search will evaluate at most
+  uint64_t measured = 0;  // evaluations that ran on the GPU in this search
+  uint64_t failed = 0;
+  double elapsed_s = 0;
+  double best_ms = 0;  // 0 until a variant is ok
+  std::string best_config;
+};
+
+// A spec at its problem values, as front ends lay out results.
+struct DimensionInfo {
+  std::string name;
+  std::vector<Value> values;
+  bool is_transform = false;
+};
+struct BufferInfo {
+  std::string name;
+  std::string type;  // "float32", ...
+  uint64_t count = 0;
+};
+struct ProblemInfo {
+  std::string title;         // "spaces/transpose.yaml n=8192"
+  std::string problem_json;  // {"n":8192}
+  std::vector<std::pair<std::string, double>> values;
+  std::vector<DimensionInfo> dimensions;
+  uint64_t size = 0, variants = 0, baseline_index = 0;
+  std::vector<BufferInfo> buffers;
+};
+
+// The report `gputune search` prints: variants fastest first, then the failures.
+class ResultReport {
+ public:
+  ResultReport() = default;
+  explicit ResultReport(std::shared_ptr<const Report> report);
+  std::string table(size_t top) const;
+  // One JSON document; kAllRows lists every correct variant (the records front ends build on).
+  std::string json(size_t top) const;
+  static constexpr size_t kAllRows = static_cast<size_t>(-1);
+  bool empty() const { return !report_; }
+
+ private:
+  std::shared_ptr<const Report> report_;
+};
+
+// A stored workload (spec, problem values, GPU) and its best variant.
+struct WorkloadInfo {
+  int64_t id = 0;
+  std::string spec_path, spec_hash, source_hash, kernel_name;
+  std::string problem_json;  // {"n":8192}
+  DeviceInfo device;
+  std::string nvrtc_version;
+  int64_t attempts = 0, ok = 0;
+  std::optional<Measurement> best;
+  std::optional<Measurement> baseline;
+  uint64_t baseline_index = 0;
+  std::string created_at;
+  // Baseline median over the best's; 0 when either is missing.
+  double speedup() const;
+};
+
+// One stored attempt at a variant, oldest first.
+struct AttemptInfo {
+  int64_t id = 0;
+  std::string created_at;  // UTC, ISO 8601
+  Measurement measurement;
+};
+
+// One Measurement as JSON text, with the fields and names of `gputune search --json`.
+std::string measurement_record(const Measurement& m);
+// {"A":1,"B":"x"} -> "A=1 B=x"
+std::string config_text(const std::string& config_json);
+
+}  // namespace gputune

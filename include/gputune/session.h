@@ -1,0 +1,126 @@
+#pragma once
+// The front ends' one door into gputune: the command line (src/cli) and the Python module
+// (python/src/gputune/_core.cpp) build a request, call these functions and present what
+// comes back. Everything that assembles the pipeline lives behind them (src/session).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gputune/device.h"
+#include "gputune/measurement.h"
+#include "gputune/results.h"
+#include "gputune/spec.h"
+
+namespace gputune {
+
+using ProblemOverrides = std::vector<std::pair<std::string, std::string>>;  // {"n", "4096"}
+
+// Every option of `gputune search`, with its defaults.
+struct SearchRequest {
+  std::string spec;                 // a YAML file or a shipped spec's name
+  ProblemOverrides overrides;       // --set
+  std::optional<Spec> inline_spec;  // a Spec built in memory (Python's tune()); wins over spec
+  // A recording (gputune export) or a database to answer from instead of the GPU; see
+  // replay_rule() below.
+  std::string replay;
+  std::optional<std::string> db;  // unset: gputune.db, or an in-memory database with replay
+  std::string strategy;           // empty: the spec's, else brute_force
+  std::string budget;             // "100", "90s", "10m", "none"; empty: the spec's
+  std::optional<uint64_t> seed;   // unset: the spec's
+  bool force = false;             // measure again what the database already has
+  bool use_prior = true;          // learn from the kernel's other workloads in the database
+  int device = 0;
+  std::string devices;    // "all" or "0,1": one worker process each; empty: `device`
+  size_t jobs = 0;        // compiler processes; 0: one per hardware thread
+  std::string cache_dir;  // empty: ModuleCache's default folder
+  bool use_cache = true;
+  double timeout_floor_s = 2.0;       // watchdog: seconds beyond the timing budget ...
+  double timeout_factor = 50.0;       // ... or this many times the best kernel time, if longer
+  bool warm_cache = false;            // no L2 flush between samples
+  std::optional<double> max_seconds;  // timing one variant; unset: 1 s, or 0.1 s with fast
+  bool fast = false;                  // 5 ms warm-up, 5 to 100 samples, at most 0.1 s per variant
+  bool compile_only = false;
+  std::string arch = "sm_90";  // with compile_only
+};
+
+// The replay rule, one for every front end: a replay source is a CSV recording or a gputune
+// database. A recording names its spec and problem values: with no spec given they are used,
+// and a spec given must be the recording's (same problem values, same configs). A database
+// holds many workloads: the spec (and overrides) pick one, so a spec is required.
+enum class ReplaySource { kRecording, kDatabase };
+ReplaySource replay_source_kind(const std::string& path);
+
+using TuningProgressCallback = std::function<void(const TuningProgress&)>;
+
+struct SearchOutcome {
+  bool compile_only = false;
+  bool interrupted = false;
+  ProblemInfo problem;
+  Spec spec;
+  std::string db;  // where the results were stored; empty when nowhere (replay without db)
+  // A search:
+  int64_t workload = 0;
+  DeviceInfo device;
+  double copy_bandwidth_gbs = 0;
+  Measurement baseline;
+  std::vector<Measurement> evaluated;  // in the order they completed, reused ones included
+  ResultReport report;                 // every stored variant of the workload
+  std::string nvrtc_version;           // empty for a replay
+  // compile_only:
+  std::string arch;
+  std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant
+  size_t compile_failures() const;
+};
+
+// Runs `gputune search`. `progress` is called after each evaluation; the search ends after
+// the variants in flight once `stop` becomes true, and what was measured is stored.
+SearchOutcome search(const SearchRequest& request, const TuningProgressCallback& progress = {},
+                     const std::atomic<bool>* stop = nullptr);
+// The compile-only summary `gputune search --compile-only` prints (table or --json).
+std::string compile_only_text(const SearchOutcome& outcome, bool json);
+
+// Specs: a file or a shipped spec's name (catalog: $GPUTUNE_SPACES, the install, the source
+// tree in a development build), or YAML text.
+Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides = {});
+Spec spec_from_text(const std::string& text, const std::string& path,
+                    const ProblemOverrides& overrides = {});
+ProblemInfo problem_info(const Spec& spec);
+std::string workload_title(const Spec& spec);  // "spaces/transpose.yaml n=8192"
+std::vector<std::string> shipped_spec_paths();
+
+struct ShippedSpec {
+  std::string name, path, description;
+  uint64_t variants = 0, product = 0;
+  std::string error;  // why it does not load; empty when it does
+};
+std::vector<ShippedSpec> shipped_spec_list();
+
+// Stored results. Databases are opened read-only and must exist (Error(kIo) otherwise).
+// With a spec: only the workloads of that spec (and kernel source) at its problem values.
+std::vector<WorkloadInfo> stored_workloads(const std::string& db,
+                                           const std::optional<Spec>& spec = std::nullopt);
+struct StoredResults {
+  WorkloadInfo summary;
+  double copy_bandwidth_gbs = 0;
+  ResultReport report;  // with the spec's metrics when the spec is given
+  std::vector<AttemptInfo> history;
+  std::optional<ProblemInfo> problem;
+};
+StoredResults load_stored(const std::string& db, int64_t workload,
+                          const std::optional<Spec>& spec = std::nullopt);
+// Writes recordings; returns each file written with its workload. `workload`: only that one.
+std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(
+    const std::string& db, const std::string& folder, std::optional<int64_t> workload = {},
+    const std::string& commit = "");
+void export_workload(const std::string& db, int64_t workload, const std::string& path);
+
+std::vector<std::string> strategy_list();
+std::vector<DeviceInfo> gpus();
+std::string nvrtc_toolchain_version();
+
+}  // namespace gputune

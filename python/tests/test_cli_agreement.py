@@ -1,0 +1,79 @@
+"""The command line and the Python API are two faces of one session (gputune/session.h): the
+same replayed search gives the same records, options and replay rule in both."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import gputune
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RECORDING = os.path.join(REPO, "db", "recordings", "transpose_n_4096_NVIDIA_H200.csv")
+# The spec the recording was made with (db/recordings/README.md).
+RECORDED_SPEC = os.path.join(REPO, "db", "recordings", "spaces-f402b6b", "spaces",
+                             "transpose.yaml")
+CLI = os.environ.get("GPUTUNE_CLI", os.path.join(REPO, "build", "gputune"))
+
+needs_cli = pytest.mark.skipif(not os.access(CLI, os.X_OK),
+                               reason="no gputune program at %s (GPUTUNE_CLI)" % CLI)
+
+
+def cli(*args):
+    done = subprocess.run([CLI] + list(args), capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+@needs_cli
+def test_a_replayed_search_gives_the_clis_records(tmp_path):
+    options = ["--strategy", "random", "--seed", "3", "--budget", "30", "--top", "1000000"]
+    rc, out, err = cli("search", "--replay", RECORDING, "--json", "-q", *options)
+    assert rc == 0, err
+    expected = json.loads(out)
+    r = gputune.search(replay=RECORDING, strategy="random", seed=3, budget=30, progress=False)
+    assert r.records == expected["results"] + expected["failed"]
+    assert r.device["name"] == expected["device"]["name"]
+    assert set(r.record) == set(expected["search"])
+    for key in ("strategy", "seed", "evaluated", "reused", "interrupted", "gpus"):
+        assert r.record[key] == expected["search"][key], key
+    assert r.db is None  # a replay without db= stores nothing, as on the command line
+
+
+@needs_cli
+def test_one_replay_rule(tmp_path):
+    db = str(tmp_path / "replayed.db")
+    r = gputune.search(replay=RECORDING, db=db, strategy="random", seed=3, budget=10,
+                       progress=False)
+    assert r.db == db
+    # A database replays the workload its spec names, from both front ends.
+    again = gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=db, strategy="random", seed=3,
+                           budget=10, progress=False)
+    rc, out, err = cli("search", RECORDED_SPEC, "--set", "n=4096", "--replay", db, "--strategy",
+                       "random", "--seed", "3", "--budget", "10", "--json", "-q", "--top",
+                       "1000000")
+    assert rc == 0, err
+    expected = json.loads(out)
+    assert again.records == expected["results"] + expected["failed"]
+    # ... and a database without a spec is refused by both, with one message.
+    with pytest.raises(gputune.UsageError, match="give the SPEC") as caught:
+        gputune.search(replay=db, progress=False)
+    rc, _, err = cli("search", "--replay", db)
+    assert rc == 64 and str(caught.value) in err
+
+
+def test_every_search_option_is_reachable():
+    import inspect
+    python = set(inspect.signature(gputune.search).parameters)
+    # gputune search's options, as Python spells them (top is the table's length only).
+    for option in ("spec", "set", "db", "strategy", "budget", "seed", "force", "no_prior",
+                   "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
+                   "timeout_factor", "warm_cache", "max_seconds", "fast", "compile_only",
+                   "arch", "progress"):
+        assert option in python, option
+
+
+def test_watchdog_and_timing_options_are_checked_by_the_core(repo):
+    spec = os.path.join(repo, "spaces", "transpose.yaml")
+    with pytest.raises(gputune.UsageError, match="--timeout-floor"):
+        gputune.search(spec, timeout_floor=0, no_cache=True, progress=False)

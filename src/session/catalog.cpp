@@ -1,0 +1,57 @@
+#include <filesystem>
+
+#include "compile/compiler.h"
+#include "gputune/error.h"
+#include "gputune/session.h"
+#include "process/gpu_list.h"
+#include "run/runner.h"
+#include "search/report.h"
+#include "session/problem_info.h"
+#include "space/problem.h"
+#include "spec/spec_catalog.h"
+#include "spec/spec_loader.h"
+#include "strategy/strategy.h"
+
+namespace gputune {
+
+Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides) {
+  return load_spec(resolve_spec(path_or_name), overrides);
+}
+
+Spec spec_from_text(const std::string& text, const std::string& path,
+                    const ProblemOverrides& overrides) {
+  return parse_spec(text, path, overrides);
+}
+
+ProblemInfo problem_info(const Spec& spec) { return problem_info_of(Problem(spec)); }
+
+std::string workload_title(const Spec& spec) { return report_title(Problem(spec)); }
+
+std::vector<std::string> shipped_spec_paths() { return shipped_specs(); }
+
+std::vector<ShippedSpec> shipped_spec_list() {
+  std::vector<ShippedSpec> out;
+  for (const auto& path : shipped_specs()) {
+    ShippedSpec row;
+    row.name = std::filesystem::path(path).stem().string();
+    row.path = path;
+    try {
+      Problem problem(load_spec(path));
+      row.description = problem.spec().description;
+      row.variants = problem.space().count_valid();
+      row.product = problem.space().size();
+    } catch (const Error& e) {
+      row.error = e.what();
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::vector<std::string> strategy_list() { return strategy_names(); }
+
+std::vector<DeviceInfo> gpus() { return list_gpus(); }
+
+std::string nvrtc_toolchain_version() { return nvrtc_version(); }
+
+}  // namespace gputune

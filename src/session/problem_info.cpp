@@ -1,0 +1,47 @@
+#include "session/problem_info.h"
+
+#include "search/report.h"
+
+namespace gputune {
+
+ProblemInfo problem_info_of(const Problem& problem) {
+  ProblemInfo info;
+  info.title = report_title(problem);
+  info.problem_json = problem.problem_json();
+  info.values = problem.problem_values();
+  for (const Dimension& d : problem.space().dimensions()) {
+    info.dimensions.push_back({d.name, d.values, d.is_transform});
+  }
+  info.size = problem.space().size();
+  info.variants = problem.space().count_valid();
+  info.baseline_index = problem.baseline_index();
+  for (const BufferShape& b : problem.buffers()) {
+    info.buffers.push_back({b.name, type_name(b.type), b.count});
+  }
+  return info;
+}
+
+TuningProgress tuning_progress(const SearchProgress& p) {
+  return {p.done, p.total, p.measured, p.failed, p.elapsed_s, p.best_ms, p.best_config};
+}
+
+WorkloadInfo workload_info(const WorkloadSummary& w) {
+  WorkloadInfo info;
+  info.id = w.id;
+  info.spec_path = w.key.spec_path;
+  info.spec_hash = w.key.spec_hash;
+  info.source_hash = w.key.source_hash;
+  info.kernel_name = w.key.kernel_name;
+  info.problem_json = w.key.problem_json;
+  info.device = w.key.device;
+  info.nvrtc_version = w.key.nvrtc_version;
+  info.attempts = w.attempts;
+  info.ok = w.ok;
+  info.best = w.best;
+  info.baseline = w.baseline;
+  info.baseline_index = w.baseline_index;
+  info.created_at = w.created_at;
+  return info;
+}
+
+}  // namespace gputune

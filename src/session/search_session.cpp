@@ -1,0 +1,322 @@
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "gputune/error.h"
+#include "gputune/session.h"
+#include "process/compile_pool.h"
+#include "process/gpu_list.h"
+#include "process/process_runner.h"
+#include "replay/replay.h"
+#include "run/runner.h"
+#include "search/report.h"
+#include "search/search.h"
+#include "session/problem_info.h"
+#include "session/recording_root.h"
+#include "space/problem.h"
+#include "spec/spec_catalog.h"
+#include "spec/spec_loader.h"
+#include "store/store.h"
+#include "strategy/strategy.h"
+
+namespace gputune {
+
+namespace {
+
+SearchOptions search_options(const SearchRequest& request) {
+  SearchOptions search;
+  if (!request.strategy.empty()) {
+    search.strategy = request.strategy;
+    make_strategy(search.strategy, 0);  // an unknown name fails before the GPU is touched
+  }
+  if (!request.budget.empty()) {
+    int64_t evaluations = 0;
+    double seconds = 0;
+    if (request.budget != "none" && !parse_budget(request.budget, &evaluations, &seconds)) {
+      throw Error(ErrorCode::kUsage, "--budget " + request.budget +
+                                         ": expected a number of evaluations (100), a time "
+                                         "(90s, 10m, 2h) or none");
+    }
+    search.budget_evaluations = evaluations;
+    search.budget_seconds = seconds;
+  }
+  search.seed = request.seed;
+  search.force = request.force;
+  search.use_prior = request.use_prior;
+  return search;
+}
+
+// --devices all | 0,1,... | (empty) device
+std::vector<int> device_ordinals(const SearchRequest& request) {
+  if (request.devices.empty()) return {request.device};
+  const std::string& text = request.devices;
+  std::vector<int> ordinals;
+  if (text == "all") {
+    for (const DeviceInfo& gpu : list_gpus()) ordinals.push_back(gpu.ordinal);
+    if (ordinals.empty()) {
+      throw Error(ErrorCode::kNoGpu,
+                  "--devices all: no GPU found. Measuring needs an NVIDIA GPU "
+                  "and its driver; use --compile-only to check that the "
+                  "variants compile without one.");
+    }
+    return ordinals;
+  }
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos) {
+      throw Error(ErrorCode::kUsage,
+                  "--devices " + text + ": expected 'all' or GPU ordinals such as 0,1");
+    }
+    const int ordinal = std::stoi(item);
+    if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) {
+      ordinals.push_back(ordinal);
+    }
+  }
+  if (ordinals.empty()) throw Error(ErrorCode::kUsage, "--devices: no GPU given");
+  return ordinals;
+}
+
+std::unique_ptr<CompilePool> make_compile_pool(const SearchRequest& request) {
+  std::shared_ptr<ModuleCache> cache;
+  if (request.use_cache) {
+    cache = std::make_shared<ModuleCache>(
+        request.cache_dir.empty() ? ModuleCache::default_directory() : request.cache_dir);
+  }
+  return std::make_unique<CompilePool>(request.jobs, make_nvrtc_compiler, cache);
+}
+
+TimingOptions timing_options(const SearchRequest& request) {
+  TimingOptions timing;
+  timing.flush_l2 = !request.warm_cache;
+  if (request.fast) {
+    timing.warmup_ms = 5;
+    timing.min_samples = 5;
+    timing.max_samples = 100;
+    timing.max_seconds = 0.1;
+  }
+  if (request.max_seconds || !request.fast) timing.max_seconds = request.max_seconds.value_or(1.0);
+  return timing;
+}
+
+WatchdogOptions watchdog_options(const SearchRequest& request) {
+  WatchdogOptions watchdog;
+  watchdog.floor_s = request.timeout_floor_s;
+  watchdog.factor = request.timeout_factor;
+  if (watchdog.floor_s <= 0 || watchdog.factor <= 0) {
+    throw Error(ErrorCode::kUsage, "--timeout-floor and --timeout-factor must be positive");
+  }
+  return watchdog;
+}
+
+ProgressCallback core_progress(const TuningProgressCallback& progress) {
+  if (!progress) return {};
+  return [&progress](const SearchProgress& p) { progress(tuning_progress(p)); };
+}
+
+// The spec a request names; with a replay, a name that is no spec is a misuse of --replay.
+Spec requested_spec(const SearchRequest& request) {
+  if (request.inline_spec) return *request.inline_spec;
+  if (!request.replay.empty()) {
+    try {
+      return load_spec(resolve_spec(request.spec), request.overrides);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kIo) throw;
+      throw Error(ErrorCode::kUsage, std::string(e.what()) + "; with --replay, give the spec " +
+                                         "the replay source was measured with, or none");
+    }
+  }
+  return load_spec(resolve_spec(request.spec), request.overrides);
+}
+
+// A recording of another spec text still replays when every recorded config has the same index
+// in this problem's space (e.g. only comments or input data changed).
+void check_recording_matches(const Recording& recording, const Problem& problem,
+                             const std::string& path) {
+  const Spec& spec = problem.spec();
+  if (recording.info.problem_json != problem.problem_json()) {
+    throw Error(ErrorCode::kUsage, path + ": recorded at " + recording.info.problem_json +
+                                       ", not at " + problem.problem_json() +
+                                       "; expected the same problem values (--set)");
+  }
+  if (recording.info.spec_hash == spec.spec_hash() &&
+      recording.info.source_hash == spec.source_hash()) {
+    return;
+  }
+  const SearchSpace& space = problem.space();
+  for (const Measurement& m : recording.measurements) {
+    if (m.config_index >= space.size() || space.json(m.config_index) != m.config) {
+      throw Error(ErrorCode::kUsage, path + ": recorded for another spec or kernel, and config " +
+                                         std::to_string(m.config_index) + " (" + m.config +
+                                         ") is not that config in this space; expected a " +
+                                         "recording of " + report_title(problem));
+    }
+  }
+}
+
+struct Replay {
+  std::unique_ptr<Problem> problem;
+  std::unique_ptr<Runner> runner;
+};
+
+Replay open_replay(const SearchRequest& request) {
+  const std::string& path = request.replay;
+  const bool has_spec = request.inline_spec || !request.spec.empty();
+  Replay replay;
+  if (replay_source_kind(path) == ReplaySource::kDatabase) {
+    if (!has_spec) {
+      throw Error(ErrorCode::kUsage, path +
+                                         ": a database holds many workloads; give the SPEC "
+                                         "(and --set) of the one to replay");
+    }
+    replay.problem = std::make_unique<Problem>(requested_spec(request));
+    const Spec& spec = replay.problem->spec();
+    auto store = open_sqlite_store(path, true);
+    for (const WorkloadSummary& w :
+         store->workloads(spec.spec_hash(), replay.problem->problem_json())) {
+      if (w.key.source_hash != spec.source_hash()) continue;
+      replay.runner = make_replay_runner(*store, w.id);
+      return replay;
+    }
+    throw Error(ErrorCode::kUsage, path + ": no workload of " + report_title(*replay.problem) +
+                                       " (same spec and kernel source) to replay");
+  }
+  if (!has_spec && !request.overrides.empty()) {
+    throw Error(ErrorCode::kUsage,
+                "--replay takes the spec and problem values from the "
+                "recording: give no SPEC or --set");
+  }
+  Recording recording = load_recording(path);
+  if (has_spec) {
+    replay.problem = std::make_unique<Problem>(requested_spec(request));
+    check_recording_matches(recording, *replay.problem, path);
+  } else {
+    replay.problem = std::make_unique<Problem>(
+        recording_problem(recording, recording_root(path, recording)).spec());
+  }
+  replay.runner = make_replay_runner(std::move(recording));
+  return replay;
+}
+
+SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
+                                 const SearchRequest& request,
+                                 const TuningProgressCallback& progress,
+                                 const std::atomic<bool>* stop) {
+  SearchOutcome outcome;
+  outcome.compile_only = true;
+  outcome.arch = request.arch;
+  outcome.compiled = compile_all(problem, compiler, request.arch, core_progress(progress), stop);
+  outcome.interrupted = stop && *stop;
+  outcome.nvrtc_version = nvrtc_version();
+  return outcome;
+}
+
+SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler& compiler,
+                                Store& store, const SearchOptions& options,
+                                const TuningProgressCallback& progress,
+                                const std::atomic<bool>* stop) {
+  SearchResult result =
+      run_search(problem, runner, compiler, store, options, core_progress(progress), stop);
+  auto report = std::make_shared<Report>(
+      make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
+                  store.measured(result.workload), metrics_of(problem)));
+  report->search = result.record;
+  SearchOutcome outcome;
+  outcome.interrupted = result.record.interrupted;
+  outcome.workload = result.workload;
+  outcome.device = result.device;
+  outcome.copy_bandwidth_gbs = result.copy_bandwidth_gbs;
+  outcome.baseline = result.baseline;
+  outcome.evaluated = std::move(result.evaluated);
+  outcome.report = ResultReport(std::move(report));
+  return outcome;
+}
+
+}  // namespace
+
+ReplaySource replay_source_kind(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  return in && std::memcmp(header, "SQLite format 3", 16) == 0 ? ReplaySource::kDatabase
+                                                               : ReplaySource::kRecording;
+}
+
+size_t SearchOutcome::compile_failures() const {
+  return std::count_if(compiled.begin(), compiled.end(),
+                       [](const Measurement& m) { return m.status != Status::kOk; });
+}
+
+SearchOutcome search(const SearchRequest& request, const TuningProgressCallback& progress,
+                     const std::atomic<bool>* stop) {
+  const SearchOptions options = search_options(request);
+  if (!request.replay.empty()) {
+    Replay replay = open_replay(request);
+    auto compiler = make_replay_compiler();
+    const std::string db = request.db.value_or(":memory:");
+    auto store = open_sqlite_store(db);
+    SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
+                                              options, progress, stop);
+    outcome.db = request.db.value_or("");
+    outcome.problem = problem_info_of(*replay.problem);
+    outcome.spec = replay.problem->spec();
+    return outcome;
+  }
+  if (!request.inline_spec && request.spec.empty()) {
+    throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
+  }
+  Problem problem(requested_spec(request));
+  // Compilers and GPU workers are forked processes; this one never initialises CUDA.
+  auto compiler = make_compile_pool(request);
+  SearchOutcome outcome;
+  if (request.compile_only) {
+    outcome = compile_everything(problem, *compiler, request, progress, stop);
+  } else {
+    const TimingOptions timing = timing_options(request);
+    const WatchdogOptions watchdog = watchdog_options(request);
+    auto runner =
+        make_process_runner(problem, device_ordinals(request), timing, *compiler, watchdog);
+    const std::string db = request.db.value_or("gputune.db");
+    auto store = open_sqlite_store(db);
+    outcome = search_and_report(problem, *runner, *compiler, *store, options, progress, stop);
+    outcome.db = db;
+    outcome.nvrtc_version = nvrtc_version();
+  }
+  outcome.problem = problem_info_of(problem);
+  outcome.spec = problem.spec();
+  return outcome;
+}
+
+std::string compile_only_text(const SearchOutcome& outcome, bool json) {
+  const size_t failed = outcome.compile_failures();
+  std::ostringstream out;
+  if (json) {
+    nlohmann::json failures = nlohmann::json::array();
+    for (const auto& m : outcome.compiled) {
+      if (m.status == Status::kOk) continue;
+      failures.push_back({{"index", m.config_index},
+                          {"config", nlohmann::json::parse(m.config)},
+                          {"log", m.message}});
+    }
+    nlohmann::json document = {{"spec", outcome.spec.path},
+                               {"arch", outcome.arch},
+                               {"compiled", outcome.compiled.size()},
+                               {"failed", failed},
+                               {"failures", failures}};
+    out << document.dump(2) << "\n";
+    return out.str();
+  }
+  for (const auto& m : outcome.compiled) {
+    if (m.status == Status::kOk) continue;
+    out << "compile error: " << config_text(m.config) << "\n" << m.message << "\n";
+  }
+  out << outcome.compiled.size() << " variants compiled for " << outcome.arch << ", " << failed
+      << " failed\n";
+  return out.str();
+}
+
+}  // namespace gputune

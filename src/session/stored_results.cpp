@@ -1,0 +1,85 @@
+#include <filesystem>
+
+#include "gputune/error.h"
+#include "gputune/session.h"
+#include "replay/replay.h"
+#include "search/report.h"
+#include "session/problem_info.h"
+#include "space/problem.h"
+#include "spec/spec_catalog.h"
+#include "store/store.h"
+
+namespace gputune {
+
+namespace {
+
+// Read-only, and only a file that exists: reading must not leave an empty database behind.
+std::unique_ptr<Store> open_existing_store(const std::string& db) {
+  if (!std::filesystem::exists(db)) {
+    throw Error(ErrorCode::kIo, db + ": no such database (run gputune search first, or --db)");
+  }
+  return open_sqlite_store(db, true);
+}
+
+}  // namespace
+
+std::vector<WorkloadInfo> stored_workloads(const std::string& db, const std::optional<Spec>& spec) {
+  std::string spec_hash, problem_json;
+  if (spec) {
+    spec_hash = spec->spec_hash();
+    problem_json = Problem(*spec).problem_json();
+  }
+  auto store = open_existing_store(db);
+  std::vector<WorkloadInfo> out;
+  for (const WorkloadSummary& w : store->workloads(spec_hash, problem_json)) {
+    if (spec && w.key.source_hash != spec->source_hash()) continue;
+    out.push_back(workload_info(w));
+  }
+  return out;
+}
+
+StoredResults load_stored(const std::string& db, int64_t workload,
+                          const std::optional<Spec>& spec) {
+  auto store = open_existing_store(db);
+  std::optional<WorkloadSummary> summary;
+  for (const WorkloadSummary& w : store->workloads()) {
+    if (w.id == workload) summary = w;
+  }
+  if (!summary) throw Error(ErrorCode::kUsage, db + ": no workload " + std::to_string(workload));
+  std::unique_ptr<Problem> problem;
+  if (spec) problem = std::make_unique<Problem>(*spec);
+  StoredResults out;
+  out.summary = workload_info(*summary);
+  out.copy_bandwidth_gbs = store->copy_bandwidth(summary->key.device).value_or(0);
+  out.report = ResultReport(std::make_shared<Report>(make_report(
+      summary->key.spec_path, summary->key.device, out.copy_bandwidth_gbs, summary->baseline,
+      store->measured(workload), problem ? metrics_of(*problem) : Metrics{})));
+  for (Attempt& a : store->attempts(workload)) {
+    out.history.push_back({a.id, a.created_at, std::move(a.measurement)});
+  }
+  if (problem) out.problem = problem_info_of(*problem);
+  return out;
+}
+
+std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::string& db,
+                                                                    const std::string& folder,
+                                                                    std::optional<int64_t> workload,
+                                                                    const std::string& commit) {
+  auto store = open_existing_store(db);
+  std::filesystem::create_directories(folder);
+  std::vector<std::pair<std::string, WorkloadInfo>> written;
+  for (const auto& w : store->workloads()) {
+    if (workload && w.id != *workload) continue;
+    std::string path = (std::filesystem::path(folder) / recording_file_name(w.key)).string();
+    export_recording(*store, w.id, path, commit, shipped_data_root());
+    written.emplace_back(path, workload_info(w));
+  }
+  return written;
+}
+
+void export_workload(const std::string& db, int64_t workload, const std::string& path) {
+  auto store = open_existing_store(db);
+  export_recording(*store, workload, path, "", shipped_data_root());
+}
+
+}  // namespace gputune
