@@ -30,7 +30,7 @@ if [ -n "${BUNDLE_REV:-}" ]; then
   build="$build/build"
 fi
 cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCUDAToolkit_ROOT="$cuda" >/dev/null
+  -DCUDAToolkit_ROOT="$cuda" $(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) >/dev/null
 ninja -C "$build" -j "${JOBS:-1}"
 
 rm -rf .device

@@ -15,7 +15,8 @@ if [ "$(cat "$build/REV" 2>/dev/null)" != "$rev" ]; then
   mkdir -p "$build/source"
   git archive "$rev" | tar -x -C "$build/source"
   cmake -S "$build/source" -B "$build/core" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DGPUTUNE_TESTS=OFF -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" >/dev/null
+    -DGPUTUNE_TESTS=OFF -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" \
+    $(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) >/dev/null
   ninja -C "$build/core" -j "${JOBS:-1}" gputune_core
   echo "$rev" > "$build/REV"
 fi
