@@ -39,6 +39,12 @@ TEST(Cli, HelpAndUsageErrors) {
   CommandResult help = run_gputune("--help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(contains(help.out, "search SPEC"));
+  for (const char* command : {"best SPEC", "show", "list", "export"}) {
+    EXPECT_TRUE(contains(help.out, std::string("\n  ") + command)) << command;
+  }
+  // Every exit code the program uses is listed (error.cpp maps kDb to 73, kIo to 74).
+  EXPECT_TRUE(contains(help.out, "73 the database")) << help.out;
+  EXPECT_TRUE(contains(help.out, "74 a file")) << help.out;
   CommandResult search_help = run_gputune("search --help");
   EXPECT_EQ(search_help.exit_code, 0);
   EXPECT_TRUE(contains(search_help.out, "--compile-only"));

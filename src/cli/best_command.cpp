@@ -1,0 +1,64 @@
+#include <sysexits.h>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "gputune/error.h"
+#include "gputune/results.h"
+#include "gputune/session.h"
+
+namespace gputune::cli {
+namespace {
+
+int run(const std::vector<std::string>& args) {
+  po::options_description options(
+      "gputune best SPEC [options]\n\n"
+      "The fastest correct variant stored for SPEC at its problem values (after --set), per\n"
+      "GPU. Runs nothing.\n\noptions");
+  add_spec_options(options);
+  po::positional_options_description positional;
+  positional.add("spec", 1);
+  Parsed parsed = parse(args, options, positional);
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  std::string db = vm["db"].as<std::string>();
+  nlohmann::json out = nlohmann::json::array();
+  size_t found = 0;
+  for (const WorkloadInfo& w : stored_workloads(db, spec)) {
+    if (!w.best) continue;
+    ++found;
+    const Measurement& best = *w.best;
+    const double speedup = w.speedup();
+    if (vm.count("json")) {
+      out.push_back({{"device", w.device.name},
+                     {"config", nlohmann::json::parse(best.config)},
+                     {"median_ms", best.median_ms()},
+                     {"speedup", speedup},
+                     {"measured_variants", w.ok}});
+    } else {
+      std::printf("%s: %s  %.4f ms", w.device.name.c_str(), config_text(best.config).c_str(),
+                  best.median_ms());
+      if (speedup > 0) std::printf("  %.2fx the baseline", speedup);
+      std::printf("  (%lld variants measured)\n", static_cast<long long>(w.ok));
+    }
+  }
+  if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  if (!found) {
+    std::cerr << "gputune best: nothing measured for " << workload_title(spec) << " in " << db
+              << "\n";
+    return EX_DATAERR;
+  }
+  return 0;
+}
+
+const CommandRegistrar kRegistrar{
+    {"best", "best SPEC", "the best variant stored for a spec and its problem values", 20, run}};
+
+}  // namespace
+}  // namespace gputune::cli

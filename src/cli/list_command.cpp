@@ -1,0 +1,57 @@
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "gputune/error.h"
+#include "gputune/session.h"
+
+namespace gputune::cli {
+namespace {
+
+int run(const std::vector<std::string>& args) {
+  po::options_description options(
+      "gputune list [options]\n\n"
+      "The specs shipped with gputune, with the size of their spaces. Set GPUTUNE_SPACES to\n"
+      "add a folder.\n\noptions");
+  options.add_options()("json", "write JSON")("help,h", "show this help");
+  Parsed parsed = parse(args, options, {});
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const ShippedSpec& spec : shipped_spec_list()) {
+    nlohmann::json row = {{"name", spec.name}, {"path", spec.path}};
+    if (spec.error.empty()) {
+      row["description"] = spec.description;
+      row["variants"] = spec.variants;
+      row["product"] = spec.product;
+    } else {
+      row["error"] = spec.error;
+    }
+    out.push_back(row);
+  }
+  if (parsed.vm.count("json")) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& row : out) {
+    if (row.contains("error")) {
+      std::printf("%-16s (broken: %s)\n", row["name"].get<std::string>().c_str(),
+                  row["error"].get<std::string>().c_str());
+      continue;
+    }
+    std::printf("%-16s %6llu variants  %s\n", row["name"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(row["variants"].get<uint64_t>()),
+                row["description"].get<std::string>().c_str());
+  }
+  if (out.empty()) std::cerr << "gputune list: no shipped specs found (GPUTUNE_SPACES?)\n";
+  return 0;
+}
+
+const CommandRegistrar kRegistrar{{"list", "list", "the specs shipped with gputune", 40, run}};
+
+}  // namespace
+}  // namespace gputune::cli

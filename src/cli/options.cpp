@@ -1,0 +1,71 @@
+#include "cli/options.h"
+
+#include <regex>
+
+#include "gputune/error.h"
+
+namespace gputune::cli {
+
+Parsed parse(const std::vector<std::string>& args, const po::options_description& options,
+             const po::positional_options_description& positional) {
+  Parsed parsed;
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), parsed.vm);
+  parsed.help = parsed.vm.count("help") > 0;
+  if (!parsed.help) po::notify(parsed.vm);
+  return parsed;
+}
+
+namespace {
+
+// "m=4096,n=2*m" is two assignments; a comma inside an expression ("n=max(a, b)") is not a
+// separator, since what follows it is not "name=".
+std::vector<std::string> split_assignments(const std::string& text) {
+  static const std::regex kNextAssignment(R"(^\s*[A-Za-z_]\w*\s*=[^=])");
+  std::vector<std::string> out(1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ',' && std::regex_search(text.substr(i + 1), kNextAssignment)) {
+      out.emplace_back();
+    } else {
+      out.back() += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ProblemOverrides parse_overrides(const po::variables_map& vm) {
+  ProblemOverrides overrides;
+  if (!vm.count("set")) return overrides;
+  std::vector<std::string> items;
+  for (const auto& given : vm["set"].as<std::vector<std::string>>()) {
+    for (auto& item : split_assignments(given)) items.push_back(std::move(item));
+  }
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error(ErrorCode::kUsage, "--set " + item + ": expected name=value, e.g. --set n=4096");
+    }
+    overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return overrides;
+}
+
+std::string required_spec(const po::variables_map& vm) {
+  if (!vm.count("spec")) {
+    throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
+  }
+  return vm["spec"].as<std::string>();
+}
+
+void add_spec_options(po::options_description& options) {
+  auto add = options.add_options();
+  add("spec", po::value<std::string>(), "spec file, or the name of a shipped spec");
+  add("set", po::value<std::vector<std::string>>()->composing(),
+      "override problem values: --set n=4096, --set m=4096,n=2048 (repeatable)");
+  add("db", po::value<std::string>()->default_value("gputune.db"), "database file");
+  add("json", "write JSON to stdout instead of a table");
+  add("help,h", "show this help");
+}
+
+}  // namespace gputune::cli

@@ -1,0 +1,30 @@
+#pragma once
+// What the commands share: parsing with Boost.Program_options, SPEC and --set, exit codes.
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+#include "gputune/session.h"
+
+namespace gputune::cli {
+
+namespace po = boost::program_options;
+
+constexpr int kInterrupted = 130;
+constexpr int kSomeVariantsFailed = 1;
+
+struct Parsed {
+  po::variables_map vm;
+  bool help = false;
+};
+
+Parsed parse(const std::vector<std::string>& args, const po::options_description& options,
+             const po::positional_options_description& positional = {});
+
+// SPEC, --set, --db, --json and --help, as every command that takes a spec has them.
+void add_spec_options(po::options_description& options);
+// --set n=4096 --set m=4096,n=2*m: every assignment, in order.
+ProblemOverrides parse_overrides(const po::variables_map& vm);
+std::string required_spec(const po::variables_map& vm);
+
+}  // namespace gputune::cli

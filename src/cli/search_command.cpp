@@ -1,0 +1,118 @@
+#include <functional>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/interrupt.h"
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "gputune/error.h"
+#include "gputune/results.h"
+#include "gputune/session.h"
+
+namespace gputune::cli {
+namespace {
+
+int run(const std::vector<std::string>& args) {
+  po::options_description options(
+      "gputune search SPEC [options]\n\n"
+      "Compiles each variant the strategy proposes with NVRTC, checks its outputs against the\n"
+      "baseline's, times it (CUDA events, L2 flushed, adaptive sample count) and stores every\n"
+      "attempt in the database. A rerun measures nothing already measured; Ctrl-C stops after\n"
+      "the variant in flight and the next run resumes.\n\noptions");
+  add_spec_options(options);
+  std::string strategies;
+  for (const auto& name : strategy_list()) strategies += (strategies.empty() ? "" : ", ") + name;
+  auto add = options.add_options();
+  add("strategy", po::value<std::string>(),
+      ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str());
+  add("budget", po::value<std::string>(),
+      "evaluations (100), time (90s, 10m, 2h), or none to lift the spec's; stored "
+      "evaluations count too");
+  add("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)");
+  add("force", "measure again variants the database already has");
+  add("no-prior", "do not learn from the kernel's other workloads in the database");
+  add("replay", po::value<std::string>(),
+      "answer from a recording (gputune export; it names its spec) or from a database (give "
+      "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "
+      "given");
+  add("top", po::value<size_t>()->default_value(10), "variants shown in the table");
+  add("device", po::value<int>()->default_value(0), "GPU ordinal");
+  add("devices", po::value<std::string>(),
+      "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
+      "GPUs; they share one workload)");
+  add("jobs,j", po::value<size_t>()->default_value(0),
+      "compiler processes (default: one per hardware thread)");
+  add("cache-dir", po::value<std::string>(),
+      "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)");
+  add("no-cache", "compile every variant, neither reading nor writing the module cache");
+  add("timeout-floor", po::value<double>()->default_value(2.0),
+      "seconds a variant may always run beyond its timing budget before it is killed");
+  add("timeout-factor", po::value<double>()->default_value(50.0),
+      "... or this many times the best kernel time so far (per launch), if longer");
+  add("warm-cache", "time without flushing L2 between samples");
+  add("max-seconds", po::value<double>()->default_value(1.0),
+      "longest time spent timing one variant");
+  add("fast",
+      "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
+      "per variant (an explicit --max-seconds wins)");
+  add("quiet,q", "no progress on stderr");
+  add("compile-only", "only compile every variant (no GPU needed) and report failures");
+  add("arch", po::value<std::string>()->default_value("sm_90"),
+      "target architecture with --compile-only");
+  po::positional_options_description positional;
+  positional.add("spec", 1);
+  Parsed parsed = parse(args, options, positional);
+  if (parsed.help) {
+    std::cout << options << "\nexamples:\n"
+              << "  gputune search spaces/transpose.yaml\n"
+              << "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
+              << "  gputune search transpose --compile-only --arch sm_90\n";
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  SearchRequest request;
+  if (vm.count("strategy")) request.strategy = vm["strategy"].as<std::string>();
+  if (vm.count("budget")) request.budget = vm["budget"].as<std::string>();
+  if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
+  request.force = vm.count("force");
+  request.use_prior = !vm.count("no-prior");
+  if (vm.count("replay")) request.replay = vm["replay"].as<std::string>();
+  if (vm.count("spec")) request.spec = vm["spec"].as<std::string>();
+  request.overrides = parse_overrides(vm);
+  if (!vm["db"].defaulted()) request.db = vm["db"].as<std::string>();
+  request.device = vm["device"].as<int>();
+  if (vm.count("devices")) request.devices = vm["devices"].as<std::string>();
+  request.jobs = vm["jobs"].as<size_t>();
+  if (vm.count("cache-dir")) request.cache_dir = vm["cache-dir"].as<std::string>();
+  request.use_cache = !vm.count("no-cache");
+  request.timeout_floor_s = vm["timeout-floor"].as<double>();
+  request.timeout_factor = vm["timeout-factor"].as<double>();
+  request.warm_cache = vm.count("warm-cache");
+  if (!vm["max-seconds"].defaulted()) request.max_seconds = vm["max-seconds"].as<double>();
+  request.fast = vm.count("fast");
+  request.compile_only = vm.count("compile-only");
+  request.arch = vm["arch"].as<std::string>();
+
+  const bool json = vm.count("json");
+  SearchOutcome outcome;
+  {
+    ProgressPrinter printer(!vm.count("quiet"));
+    outcome = search(request, std::ref(printer), &install_interrupt_handler());
+  }
+  if (outcome.compile_only) {
+    std::cout << compile_only_text(outcome, json);
+    return outcome.compile_failures() ? kSomeVariantsFailed : 0;
+  }
+  size_t top = vm["top"].as<size_t>();
+  std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
+  return outcome.interrupted ? kInterrupted : 0;
+}
+
+const CommandRegistrar kRegistrar{
+    {"search", "search SPEC",
+     "compile, check and time the variants of a spec's space on the GPU; every\n"
+     "attempt is stored in the database, and a rerun measures nothing twice",
+     10, run}};
+
+}  // namespace
+}  // namespace gputune::cli

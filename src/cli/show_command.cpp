@@ -1,0 +1,69 @@
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "gputune/error.h"
+#include "gputune/results.h"
+#include "gputune/session.h"
+
+namespace gputune::cli {
+namespace {
+
+int run(const std::vector<std::string>& args) {
+  po::options_description options(
+      "gputune show [options]\n\n"
+      "Every workload in the database (spec, problem values, GPU) with its best variant.\n\n"
+      "options");
+  auto add = options.add_options();
+  add("db", po::value<std::string>()->default_value("gputune.db"), "database file");
+  add("json", "write JSON to stdout instead of a table");
+  add("help,h", "show this help");
+  Parsed parsed = parse(args, options, {});
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  std::string db = vm["db"].as<std::string>();
+  nlohmann::json out = nlohmann::json::array();
+  for (const WorkloadInfo& w : stored_workloads(db)) {
+    nlohmann::json row = {{"workload", w.id},
+                          {"spec", w.spec_path},
+                          {"kernel", w.kernel_name},
+                          {"problem", nlohmann::json::parse(w.problem_json)},
+                          {"device", w.device.name},
+                          {"attempts", w.attempts},
+                          {"ok", w.ok}};
+    double speedup = 0;
+    if (w.best) {
+      row["best"] = {{"config", nlohmann::json::parse(w.best->config)},
+                     {"median_ms", w.best->median_ms()}};
+      if (w.baseline && w.baseline->status == Status::kOk) {
+        speedup = w.speedup();
+        row["best"]["speedup"] = speedup;
+      }
+    }
+    if (vm.count("json")) {
+      out.push_back(row);
+      continue;
+    }
+    std::printf("#%lld %s %s on %s: %lld attempts, %lld ok\n", static_cast<long long>(w.id),
+                w.spec_path.c_str(), config_text(w.problem_json).c_str(), w.device.name.c_str(),
+                static_cast<long long>(w.attempts), static_cast<long long>(w.ok));
+    if (w.best) {
+      std::printf("    best %.4f ms", w.best->median_ms());
+      if (speedup > 0) std::printf(" (%.2fx the baseline)", speedup);
+      std::printf(": %s\n", config_text(w.best->config).c_str());
+    }
+  }
+  if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+const CommandRegistrar kRegistrar{
+    {"show", "show", "the workloads in a database and their best variants", 30, run}};
+
+}  // namespace
+}  // namespace gputune::cli
