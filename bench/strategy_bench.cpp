@@ -77,7 +77,7 @@ std::vector<PriorData> priors_for(const std::vector<Recording>& all, size_t self
   std::vector<PriorData> out;
   for (size_t i = 0; i < all.size(); ++i) {
     if (i == self || all[i].info.spec_hash != all[self].info.spec_hash) continue;
-    Problem problem = recording_problem(all[i]);
+    Problem problem = recording_problem(all[i], std::string(GPUTUNE_SOURCE_DIR));
     PriorData prior;
     prior.problem_values = problem.problem_values();
     prior.label = all[i].info.problem_json + " on " + all[i].info.device.name;
@@ -195,7 +195,7 @@ int run_bench(const Options& options) {
 
   for (size_t r = 0; r < recordings.size(); ++r) {
     const Recording& recording = recordings[r];
-    Problem problem = recording_problem(recording);
+    Problem problem = recording_problem(recording, std::string(GPUTUNE_SOURCE_DIR));
     double best = std::numeric_limits<double>::infinity();
     for (const auto& m : recording.measurements) {
       if (m.status == Status::kOk && problem.space().valid(m.config_index)) {

@@ -225,10 +225,6 @@ Measurement blank_measurement() {
 
 }  // namespace
 
-std::string recording_root(const std::string& repo_root) {
-  return repo_root.empty() ? std::string(GPUTUNE_SOURCE_DIR) : repo_root;
-}
-
 Recording recording_from_store(const Store& store, int64_t workload, const std::string& repo_root) {
   Recording recording;
   RecordingInfo& info = recording.info;
@@ -247,8 +243,8 @@ Recording recording_from_store(const Store& store, int64_t workload, const std::
     info.spec_path = key.spec_path;
     std::error_code error;
     fs::path spec = fs::weakly_canonical(fs::absolute(key.spec_path), error);
-    fs::path root = fs::weakly_canonical(fs::absolute(recording_root(repo_root)), error);
-    if (!error) {
+    fs::path root = fs::weakly_canonical(fs::absolute(repo_root, error), error);
+    if (!repo_root.empty() && !error) {
       fs::path relative = spec.lexically_relative(root);
       if (!relative.empty() && *relative.begin() != "..") info.spec_path = relative.string();
     }

@@ -34,20 +34,15 @@ struct Recording {
   std::vector<Measurement> measurements;  // latest attempt per config, by config index
 };
 
-// `repo_root`, or the source tree gputune was built from when it is empty: where recordings'
-// spec paths are relative to.
-std::string recording_root(const std::string& repo_root);
-
-// The workload's measurements and key. `repo_root` (empty: the source tree gputune was built
-// from) makes the spec path relative when the spec lies inside it. Throws Error(kUsage) for
-// an unknown workload.
-Recording recording_from_store(const Store& store, int64_t workload,
-                               const std::string& repo_root = "");
+// The workload's measurements and key. `repo_root` (where the shipped specs' folder lies;
+// empty: keep the stored path) makes the spec path relative when the spec lies inside it. Throws
+// Error(kUsage) for an unknown workload.
+Recording recording_from_store(const Store& store, int64_t workload, const std::string& repo_root);
 
 // Throws Error(kIo).
 void write_recording(const Recording& recording, const std::string& path);
 void export_recording(const Store& store, int64_t workload, const std::string& path,
-                      const std::string& commit = "", const std::string& repo_root = "");
+                      const std::string& commit, const std::string& repo_root);
 // "<spec>_<problem>_<gpu>.csv", in letters, digits and '_': where a workload's recording goes.
 std::string recording_file_name(const WorkloadKey& key);
 

@@ -12,10 +12,11 @@
 
 namespace gputune {
 
-// The recording's spec at its problem values: `repo_root`/spec_path with the problem values as
+// The recording's spec at its problem values: `repo_root`/spec_path (spec_path itself when
+// absolute) with the problem values as
 // --set overrides. Throws Error(kUsage) when the spec's hash differs from the recorded one
 // (the space may have changed), unless `allow_changed_spec`.
-Problem recording_problem(const Recording& recording, const std::string& repo_root = "",
+Problem recording_problem(const Recording& recording, const std::string& repo_root,
                           bool allow_changed_spec = false);
 
 // A Runner that answers from a recording instead of a GPU: recorded statuses (compile errors

@@ -67,7 +67,7 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
   const RecordingInfo& info = recording.info;
   fs::path spec_path = fs::path(info.spec_path).is_absolute()
                            ? fs::path(info.spec_path)
-                           : fs::path(recording_root(repo_root)) / info.spec_path;
+                           : fs::path(repo_root) / info.spec_path;
   Overrides overrides;
   if (!info.problem_json.empty()) {
     const std::optional<ProblemValues> values = problem_from_json(info.problem_json);
@@ -93,7 +93,8 @@ std::unique_ptr<Runner> make_replay_runner(Recording recording) {
 }
 
 std::unique_ptr<Runner> make_replay_runner(const Store& store, int64_t workload) {
-  return make_replay_runner(recording_from_store(store, workload));
+  // The runner never reads the recording's spec path: it stays as stored.
+  return make_replay_runner(recording_from_store(store, workload, ""));
 }
 
 std::unique_ptr<Compiler> make_replay_compiler() { return std::make_unique<ReplayCompiler>(); }

@@ -123,7 +123,7 @@ inline Recording record_synthetic(Store& store, const std::string& spec_path, do
   SearchOptions options;
   options.strategy = "brute_force";
   SearchResult result = run_search(problem, runner, *compiler, store, options);
-  Recording recording = recording_from_store(store, result.workload);
+  Recording recording = recording_from_store(store, result.workload, "");
   recording.info.origin = "synthetic";
   return recording;
 }

@@ -8,6 +8,7 @@
 
 #include "gputune/error.h"
 #include "support/synthetic_recording.h"
+#include "test_paths.h"
 
 namespace gputune {
 namespace {
@@ -73,11 +74,11 @@ TEST_F(ReplayTest, SearchInReplayGetsWhatWasRecorded) {
   auto recorded_store = open_sqlite_store(":memory:");
   Recording recorded = testing::record_synthetic(*recorded_store, spec_, 1024, 0);
   const std::string path = (dir_ / "r.csv").string();
-  export_recording(*recorded_store, 1, path, "deadbeef");
+  export_recording(*recorded_store, 1, path, "deadbeef", test::source_dir());
   Recording loaded = load_recording(path);
   EXPECT_EQ(loaded.info.commit, "deadbeef");
 
-  Problem problem = recording_problem(loaded);
+  Problem problem = recording_problem(loaded, test::source_dir());
   EXPECT_EQ(problem.problem_json(), loaded.info.problem_json);
   auto runner = make_replay_runner(loaded);
   EXPECT_EQ(runner->device().name, "Synthetic GPU A");
@@ -118,13 +119,13 @@ TEST_F(ReplayTest, ASpecChangedSinceTheRecordingIsRefused) {
   Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
   std::ofstream(spec_, std::ios::app) << "# an edit\n";
   try {
-    recording_problem(recording);
+    recording_problem(recording, test::source_dir());
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUsage);
     EXPECT_NE(std::string(e.what()).find("changed since the recording"), std::string::npos);
   }
-  EXPECT_NO_THROW(recording_problem(recording, "", true));
+  EXPECT_NO_THROW(recording_problem(recording, test::source_dir(), true));
 }
 
 TEST_F(ReplayTest, MalformedRecordingsSayWhere) {

@@ -15,6 +15,7 @@
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"
 #include "support/synthetic_recording.h"
+#include "test_paths.h"
 
 namespace gputune {
 namespace {
@@ -139,7 +140,7 @@ Recording* SyntheticSpaceTest::cold_ = nullptr;
 Recording* SyntheticSpaceTest::prior_ = nullptr;
 
 TEST_F(SyntheticSpaceTest, EveryStrategyKeepsTheBudgetInReplay) {
-  Problem problem = recording_problem(*cold_);
+  Problem problem = recording_problem(*cold_, test::source_dir());
   for (const auto& name : kLearning) {
     auto runner = make_replay_runner(*cold_);
     auto compiler = make_replay_compiler();
@@ -161,7 +162,7 @@ TEST_F(SyntheticSpaceTest, EveryStrategyKeepsTheBudgetInReplay) {
 }
 
 TEST_F(SyntheticSpaceTest, ModelGuidedBeatsRandomAndPriorDataHelps) {
-  Problem problem = recording_problem(*cold_);
+  Problem problem = recording_problem(*cold_, test::source_dir());
   ASSERT_GE(problem.space().count_valid(), 1000u);
   PriorData prior;
   prior.problem_values = {{"n", 4096}};
@@ -202,7 +203,7 @@ TEST_F(SyntheticSpaceTest, ModelGuidedBeatsRandomAndPriorDataHelps) {
 // not trap the search among its picks: once they stall, the model of this workload decides.
 // (Before the prior could be dismissed, the median run never reached 95% within the cap.)
 TEST_F(SyntheticSpaceTest, MisleadingPriorDoesNotTrapTheSearch) {
-  Problem problem = recording_problem(*cold_);
+  Problem problem = recording_problem(*cold_, test::source_dir());
   PriorData backwards;
   backwards.problem_values = {{"n", 4096}};
   for (Measurement m : cold_->measurements) {
@@ -249,10 +250,10 @@ TEST_F(SyntheticSpaceTest, LaunchGeometryCarriesSgemmPriorAcrossSizes) {
   std::vector<PriorData> priors;
   for (const char* size : {"1024", "4096"}) {
     Recording r = load_recording(path(size).string());
-    Problem p = recording_problem(r);
+    Problem p = recording_problem(r, test::source_dir());
     priors.push_back({p.problem_values(), size, r.info.device.sm_count, r.measurements});
   }
-  Problem problem = recording_problem(target);
+  Problem problem = recording_problem(target, test::source_dir());
   std::vector<size_t> plain, geometry;
   size_t kept = 0;
   for (uint64_t seed = 1; seed <= 9; ++seed) {
