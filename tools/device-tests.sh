@@ -4,6 +4,7 @@
 # Exits non-zero if any test binary failed. Arguments name the binaries to run (default: all),
 # e.g. only the GPU ones: tools/device-tests.sh $(cd tests/gpu && ls *_test.cpp | sed 's/.cpp$//')
 set -uo pipefail
+if [ -f .device/bin.tar.xz ] && [ ! -d .device/bin ]; then tar -C .device -xJf .device/bin.tar.xz; fi
 export GPUTUNE_SOURCE_DIR="$PWD"
 export GPUTUNE_BINARY="$PWD/.device/bin/gputune"
 export GPUTUNE_SPACES="$PWD/spaces"

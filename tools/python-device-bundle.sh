@@ -17,10 +17,10 @@ if [ "$(cat "$build/REV" 2>/dev/null)" != "$rev" ]; then
   cmake -S "$build/source" -B "$build/core" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DGPUTUNE_TESTS=OFF -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" \
     $(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) >/dev/null
-  ninja -C "$build/core" -j "${JOBS:-1}" gputune_core
+  ninja -C "$build/core" -j "${JOBS:-1}" gputune_core_archive
   echo "$rev" > "$build/REV"
 fi
-core="$build/core/libgputune_core.a"
+core="$build/core/libgputune_core_archive.a"
 rm -rf .pybundle
 mkdir -p .pybundle/lib
 git archive "$rev" include python spaces kernels tools/python-device-tests.sh | tar -x -C .pybundle

@@ -13,7 +13,7 @@ suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFI
 cp python/src/gputune/*.py mod/gputune/
 cp -r spaces kernels mod/gputune/  # as an installed package holds them
 g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
-  python/src/gputune/_core.cpp libgputune_core.a lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
+  python/src/gputune/_core.cpp -Wl,--whole-archive libgputune_core.a -Wl,--no-whole-archive lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
   lib/libmuparser.so.2 "$nvrtc" -ldl -lpthread -Wl,-rpath,"$PWD/lib:$(dirname "$nvrtc")" \
   -o "mod/gputune/_core$suffix"
 export PYTHONPATH="$PWD/mod" GPUTUNE_SPACES="$PWD/spaces" PYTHONUNBUFFERED=1
