@@ -15,17 +15,6 @@ namespace gputune {
 
 struct Report;  // search/report.h
 
-// Where a search stands, after each evaluation.
-struct TuningProgress {
-  uint64_t done = 0;      // evaluations so far, reused ones included
-  uint64_t total = 0;     // what the search will evaluate at most
-  uint64_t measured = 0;  // evaluations that ran on the GPU in this search
-  uint64_t failed = 0;
-  double elapsed_s = 0;
-  double best_ms = 0;  // 0 until a variant is ok
-  std::string best_config;
-};
-
 // A spec at its problem values, as front ends lay out results.
 struct DimensionInfo {
   std::string name;

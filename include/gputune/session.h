@@ -13,6 +13,7 @@
 
 #include "gputune/device.h"
 #include "gputune/measurement.h"
+#include "gputune/progress.h"
 #include "gputune/results.h"
 #include "gputune/spec.h"
 
@@ -55,8 +56,6 @@ struct SearchRequest {
 enum class ReplaySource { kRecording, kDatabase };
 ReplaySource replay_source_kind(const std::string& path);
 
-using TuningProgressCallback = std::function<void(const TuningProgress&)>;
-
 struct SearchOutcome {
   bool compile_only = false;
   bool interrupted = false;
@@ -79,7 +78,7 @@ struct SearchOutcome {
 
 // Runs `gputune search`. `progress` is called after each evaluation; the search ends after
 // the variants in flight once `stop` becomes true, and what was measured is stored.
-SearchOutcome search(const SearchRequest& request, const TuningProgressCallback& progress = {},
+SearchOutcome search(const SearchRequest& request, const ProgressCallback& progress = {},
                      const std::atomic<bool>* stop = nullptr);
 // The compile-only summary `gputune search --compile-only` prints (table or --json).
 std::string compile_only_text(const SearchOutcome& outcome, bool json);

@@ -30,7 +30,7 @@ ProgressPrinter::~ProgressPrinter() {
   if (drew_ && terminal_) std::fputc('\n', stderr);
 }
 
-void ProgressPrinter::operator()(const TuningProgress& p) {
+void ProgressPrinter::operator()(const SearchProgress& p) {
   if (!enabled_) return;
   bool finished = p.done >= p.total;
   double interval = terminal_ ? 0.2 : 5.0;

@@ -1,5 +1,5 @@
 #pragma once
-#include "gputune/results.h"
+#include "gputune/progress.h"
 
 namespace gputune::cli {
 
@@ -9,7 +9,7 @@ class ProgressPrinter {
  public:
   explicit ProgressPrinter(bool enabled);
   ~ProgressPrinter();  // ends the redrawn line
-  void operator()(const TuningProgress& progress);
+  void operator()(const SearchProgress& progress);
 
  private:
   bool enabled_, terminal_;

@@ -8,6 +8,7 @@
 
 #include "compile/compiler.h"
 #include "gputune/measurement.h"
+#include "gputune/progress.h"
 #include "run/runner.h"
 #include "space/problem.h"
 #include "store/store.h"
@@ -27,17 +28,6 @@ struct SearchOptions {
   // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
   size_t pipeline = 0;
 };
-
-struct SearchProgress {
-  uint64_t done = 0;      // evaluations so far, reused ones included
-  uint64_t total = 0;     // what the search will evaluate at most
-  uint64_t measured = 0;  // evaluations that ran on the GPU in this search
-  uint64_t failed = 0;
-  double elapsed_s = 0;
-  double best_ms = 0;  // 0 until a variant is ok
-  std::string best_config;
-};
-using ProgressCallback = std::function<void(const SearchProgress&)>;
 
 struct SearchResult {
   int64_t workload = 0;

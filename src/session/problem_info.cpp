@@ -21,10 +21,6 @@ ProblemInfo problem_info_of(const Problem& problem) {
   return info;
 }
 
-TuningProgress tuning_progress(const SearchProgress& p) {
-  return {p.done, p.total, p.measured, p.failed, p.elapsed_s, p.best_ms, p.best_config};
-}
-
 WorkloadInfo workload_info(const WorkloadSummary& w) {
   WorkloadInfo info;
   info.id = w.id;

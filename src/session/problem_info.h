@@ -7,7 +7,6 @@
 namespace gputune {
 
 ProblemInfo problem_info_of(const Problem& problem);
-TuningProgress tuning_progress(const SearchProgress& progress);
 WorkloadInfo workload_info(const WorkloadSummary& summary);
 
 }  // namespace gputune

@@ -113,11 +113,6 @@ WatchdogOptions watchdog_options(const SearchRequest& request) {
   return watchdog;
 }
 
-ProgressCallback core_progress(const TuningProgressCallback& progress) {
-  if (!progress) return {};
-  return [&progress](const SearchProgress& p) { progress(tuning_progress(p)); };
-}
-
 // The spec a request names; with a replay, a name that is no spec is a misuse of --replay.
 Spec requested_spec(const SearchRequest& request) {
   if (request.inline_spec) return *request.inline_spec;
@@ -203,13 +198,12 @@ Replay open_replay(const SearchRequest& request) {
 }
 
 SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
-                                 const SearchRequest& request,
-                                 const TuningProgressCallback& progress,
+                                 const SearchRequest& request, const ProgressCallback& progress,
                                  const std::atomic<bool>* stop) {
   SearchOutcome outcome;
   outcome.compile_only = true;
   outcome.arch = request.arch;
-  outcome.compiled = compile_all(problem, compiler, request.arch, core_progress(progress), stop);
+  outcome.compiled = compile_all(problem, compiler, request.arch, progress, stop);
   outcome.interrupted = stop && *stop;
   outcome.nvrtc_version = nvrtc_version();
   return outcome;
@@ -217,10 +211,8 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
 
 SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler& compiler,
                                 Store& store, const SearchOptions& options,
-                                const TuningProgressCallback& progress,
-                                const std::atomic<bool>* stop) {
-  SearchResult result =
-      run_search(problem, runner, compiler, store, options, core_progress(progress), stop);
+                                const ProgressCallback& progress, const std::atomic<bool>* stop) {
+  SearchResult result = run_search(problem, runner, compiler, store, options, progress, stop);
   auto report = std::make_shared<Report>(
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
                   store.measured(result.workload), metrics_of(problem)));
@@ -251,7 +243,7 @@ size_t SearchOutcome::compile_failures() const {
                        [](const Measurement& m) { return m.status != Status::kOk; });
 }
 
-SearchOutcome search(const SearchRequest& request, const TuningProgressCallback& progress,
+SearchOutcome search(const SearchRequest& request, const ProgressCallback& progress,
                      const std::atomic<bool>* stop) {
   const SearchOptions options = search_options(request);
   if (!request.replay.empty()) {

@@ -47,7 +47,7 @@ py::list records(const std::vector<Measurement>& measurements) {
   return out;
 }
 
-py::dict progress_dict(const TuningProgress& p) {
+py::dict progress_dict(const SearchProgress& p) {
   py::dict out;
   out["done"] = p.done;
   out["total"] = p.total;
@@ -172,7 +172,7 @@ class PythonProgress {
  public:
   explicit PythonProgress(py::object callback) : callback_(std::move(callback)) {}
 
-  void operator()(const TuningProgress& p) {
+  void operator()(const SearchProgress& p) {
     events_.emplace_back(p.done, p.elapsed_s);
     py::gil_scoped_acquire gil;
     if (stop_) return;
