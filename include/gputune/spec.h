@@ -10,12 +10,15 @@
 
 namespace gputune {
 
-// Where something was written: 1-based line and column, as editors count them.
+// Where something was written: 1-based line and column, as editors count them. Without a line,
+// `file` alone names where a value came from (a Spec built in memory: "tune(): grid[1]").
 struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
-  std::string str() const;  // "file:line:column"
+  std::string str() const;  // "file:line:column", "file" without a line, "" when unknown
+  // "str(): what", or what alone when unknown.
+  std::string message(const std::string& what) const;
 };
 
 // An expression as written in the spec, with where it was written.
@@ -106,6 +109,9 @@ struct Spec {
   std::string description;
   std::string kernel_path;    // resolved relative to the spec file
   std::string kernel_source;  // the kernel file's contents
+  // The source was given as text (Python's tune()): kernel_path only names it, no folder is
+  // searched for quoted #includes, and NVRTC gets no include path.
+  bool kernel_in_memory = false;
   // Of the headers the kernel includes with quotes, found beside it (gputune.cuh, ...): they
   // are part of what a module is compiled from, though not of the kernel's identity.
   std::string headers_hash;

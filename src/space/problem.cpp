@@ -18,7 +18,7 @@ namespace {
 constexpr double kMaxLaunchValue = 2147483647.0;  // 2^31 - 1
 
 [[noreturn]] void fail(const SourceLocation& where, const std::string& what) {
-  throw Error(ErrorCode::kSpec, where.str() + ": " + what);
+  throw Error(ErrorCode::kSpec, where.message(what));
 }
 
 Expression compile(const ExprText& expr, Scope& scope, const std::string& what) {
@@ -191,7 +191,7 @@ Problem::Problem(Spec spec, const ProblemValues& at)
   }
   baseline_index_ = space_->encode(digits);
   if (const int failed = space_->failed_constraint(baseline_index_); failed >= 0) {
-    if (spec_.baseline_where.line == 0) {
+    if (spec_.baseline_where.str().empty()) {
       baseline_index_ = first_valid;  // no baseline written: the first config that is valid
     } else {
       fail(spec_.baseline_where, "the baseline " + space_->describe(baseline_index_) +
@@ -270,8 +270,10 @@ Variant Problem::variant(uint64_t index) const {
   v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
                            spec_.compile_options.end());
   // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
-  const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
-  v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
+  if (!spec_.kernel_in_memory) {
+    const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
+    v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
+  }
 
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->set(*space_, index);

@@ -53,8 +53,7 @@ class Checker {
   enum class Visible { kEarlierProblem, kProblem, kProblemAndParameters };
 
   [[noreturn]] void fail(const SourceLocation& at, const std::string& what) const {
-    if (at.line <= 0) throw Error(ErrorCode::kSpec, what);
-    throw Error(ErrorCode::kSpec, at.str() + ": " + what);
+    throw Error(ErrorCode::kSpec, at.message(what));
   }
   SourceLocation at(const std::string& key, const SourceLocation& otherwise) const {
     const auto it = context_.where.find(key);
@@ -204,8 +203,11 @@ std::string launches_kernel_name(const std::vector<LaunchSpec>& launches) {
 
 void Checker::check_kernel() {
   std::set<std::string> seen{spec_.kernel_path};
-  const std::string headers = quoted_includes(
-      spec_.kernel_source, std::filesystem::path(spec_.kernel_path).parent_path().string(), &seen);
+  const std::string headers =
+      spec_.kernel_in_memory
+          ? std::string()
+          : quoted_includes(spec_.kernel_source,
+                            std::filesystem::path(spec_.kernel_path).parent_path().string(), &seen);
   spec_.headers_hash = stable_hash(headers);
   kernel_globals_ = global_functions(spec_.kernel_source + "\n" + headers);
   // A multi-launch spec's own name, composed by an earlier check, names no single function.

@@ -186,6 +186,44 @@ TEST_F(SpecCheckTest, InMemoryOnlyMistakes) {
   EXPECT_NE(message([&] { check_spec(spec); }).find("launch has no 'grid'"), std::string::npos);
 }
 
+TEST_F(SpecCheckTest, AKernelSourceInMemoryReadsNoFile) {
+  // A header beside where the kernel would be: a kernel read from a file there would see it.
+  std::ofstream(dir_ / "h.cuh") << "__global__ void from_header(float* out) {}\n";
+  Spec spec = in_memory();
+  spec.kernel_in_memory = true;
+  spec.kernel_path = (dir_ / "transpose.cu").string();
+  spec.kernel_source = std::string("#include \"h.cuh\"\n") + kKernel;
+  check_spec(spec);
+  Spec plain = in_memory();
+  check_spec(plain);
+  EXPECT_EQ(spec.headers_hash, plain.headers_hash);
+  spec.kernel_name = expr("from_header");
+  spec.launches[0].kernel_name = {};
+  EXPECT_NE(message([&] { check_spec(spec); }).find("kernel 'from_header' is not a __global__"),
+            std::string::npos);
+  spec.kernel_in_memory = false;  // the same text in that file: the header is found
+  check_spec(spec);
+  EXPECT_NE(spec.headers_hash, plain.headers_hash);
+}
+
+TEST_F(SpecCheckTest, AnOriginWithoutALineNamesWhereTheValueCameFrom) {
+  Spec spec = in_memory();
+  spec.launches[0].grid[1] = {"ceil(n / X)", {"tune(): grid[1]"}};
+  EXPECT_EQ(message([&] { check_spec(spec); })
+                .rfind("tune(): grid[1]: undefined name 'X' in launch "
+                       "grid[1]",
+                       0),
+            0u);
+  spec = in_memory();
+  spec.parameters[0].where = {"tune(): params['TILE']"};
+  spec.parameters[0].values.clear();
+  EXPECT_EQ(message([&] { check_spec(spec); })
+                .rfind("tune(): params['TILE']: parameter 'TILE' "
+                       "must be a non-empty list",
+                       0),
+            0u);
+}
+
 TEST_F(SpecCheckTest, AMultiLaunchSpecGetsItsNameOnce) {
   Spec spec = in_memory();
   spec.kernel_source += "__global__ void scale(float* out, int n) {}\n";
