@@ -107,11 +107,11 @@ struct Spec {
   std::string path;  // the spec file as given
   std::string text;  // the spec file's contents
   std::string description;
-  std::string kernel_path;    // resolved relative to the spec file
+  // Resolved relative to the spec file. A source given as text (Python's tune()) has a name
+  // without a folder: its quoted #includes are found in the working directory, by NVRTC and
+  // by the check alike.
+  std::string kernel_path;
   std::string kernel_source;  // the kernel file's contents
-  // The source was given as text (Python's tune()): kernel_path only names it, no folder is
-  // searched for quoted #includes, and NVRTC gets no include path.
-  bool kernel_in_memory = false;
   // Of the headers the kernel includes with quotes, found beside it (gputune.cuh, ...): they
   // are part of what a module is compiled from, though not of the kernel's identity.
   std::string headers_hash;

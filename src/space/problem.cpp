@@ -270,10 +270,8 @@ Variant Problem::variant(uint64_t index) const {
   v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
                            spec_.compile_options.end());
   // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
-  if (!spec_.kernel_in_memory) {
-    const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
-    v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
-  }
+  const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
+  v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
 
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->set(*space_, index);

@@ -203,11 +203,8 @@ std::string launches_kernel_name(const std::vector<LaunchSpec>& launches) {
 
 void Checker::check_kernel() {
   std::set<std::string> seen{spec_.kernel_path};
-  const std::string headers =
-      spec_.kernel_in_memory
-          ? std::string()
-          : quoted_includes(spec_.kernel_source,
-                            std::filesystem::path(spec_.kernel_path).parent_path().string(), &seen);
+  const std::string headers = quoted_includes(
+      spec_.kernel_source, std::filesystem::path(spec_.kernel_path).parent_path().string(), &seen);
   spec_.headers_hash = stable_hash(headers);
   kernel_globals_ = global_functions(spec_.kernel_source + "\n" + headers);
   // A multi-launch spec's own name, composed by an earlier check, names no single function.

@@ -234,13 +234,12 @@ TEST_F(ProblemTest, EmptySpaceAfterConstraints) {
       << message;
 }
 
-TEST_F(ProblemTest, AKernelSourceInMemoryGetsNoIncludePath) {
+TEST_F(ProblemTest, AKernelSourceWithoutAFolderIncludesFromTheWorkingDirectory) {
   Spec in_memory = spec();
-  in_memory.kernel_in_memory = true;
-  in_memory.kernel_path = "tune:transpose.cu";
+  in_memory.kernel_path = "tune:transpose.cu";  // a name for source given as text
   EXPECT_EQ(Problem(in_memory).variant(0).compile_options,
             (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
-                                      "--extra-device-vectorization"}));
+                                      "--extra-device-vectorization", "--include-path=."}));
 }
 
 TEST_F(ProblemTest, AnOriginWithoutALineNamesWhereTheValueCameFrom) {

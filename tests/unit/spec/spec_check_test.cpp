@@ -186,24 +186,38 @@ TEST_F(SpecCheckTest, InMemoryOnlyMistakes) {
   EXPECT_NE(message([&] { check_spec(spec); }).find("launch has no 'grid'"), std::string::npos);
 }
 
-TEST_F(SpecCheckTest, AKernelSourceInMemoryReadsNoFile) {
-  // A header beside where the kernel would be: a kernel read from a file there would see it.
+TEST_F(SpecCheckTest, AKernelSourceWithoutAFileIsCheckedFromItsText) {
+  // As Python's tune() gives it: the source as text, a name for it that is no file.
+  Spec spec = in_memory();
+  spec.kernel_path = "tune:transpose.cu";
+  ASSERT_FALSE(fs::exists(spec.kernel_path));
+  check_spec(spec);
+  EXPECT_EQ(spec.launches[0].kernel_name.text, "transpose<TILE>");
+  spec.kernel_name = expr("transposed<TILE>");
+  EXPECT_NE(message([&] { check_spec(spec); })
+                .find("kernel 'transposed' is not a __global__ function of tune:transpose.cu "
+                      "(did you mean 'transpose'?)"),
+            std::string::npos);
+}
+
+TEST_F(SpecCheckTest, AKernelWithoutAFolderIncludesFromTheWorkingDirectory) {
+  // Where NVRTC finds its quoted includes, so the header's kernels and hash are the module's.
   std::ofstream(dir_ / "h.cuh") << "__global__ void from_header(float* out) {}\n";
   Spec spec = in_memory();
-  spec.kernel_in_memory = true;
-  spec.kernel_path = (dir_ / "transpose.cu").string();
+  spec.kernel_path = "tune:transpose.cu";
   spec.kernel_source = std::string("#include \"h.cuh\"\n") + kKernel;
-  check_spec(spec);
-  Spec plain = in_memory();
-  check_spec(plain);
-  EXPECT_EQ(spec.headers_hash, plain.headers_hash);
   spec.kernel_name = expr("from_header");
   spec.launches[0].kernel_name = {};
   EXPECT_NE(message([&] { check_spec(spec); }).find("kernel 'from_header' is not a __global__"),
             std::string::npos);
-  spec.kernel_in_memory = false;  // the same text in that file: the header is found
-  check_spec(spec);
-  EXPECT_NE(spec.headers_hash, plain.headers_hash);
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  Spec beside = spec;
+  check_spec(beside);
+  fs::current_path(before);
+  Spec plain = in_memory();
+  check_spec(plain);
+  EXPECT_NE(beside.headers_hash, plain.headers_hash);
 }
 
 TEST_F(SpecCheckTest, AnOriginWithoutALineNamesWhereTheValueCameFrom) {
