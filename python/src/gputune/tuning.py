@@ -256,7 +256,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     # that the same inputs find what is stored and other inputs do not. The source is keyed
     # apart (its own hash).
     text = "# gputune.tune() v1\n" + json.dumps({"spec": parts, "data": data_digests},
-                                                 sort_keys=True, indent=1) + "\n"
+                                                 sort_keys=True, indent=1, default=repr) + "\n"
     base = re.sub(r"\W", "_", name.split("<")[0].strip().split("::")[-1]) or "kernel"
     parts.update(origin="tune()", path="tune:" + base, kernel_path="tune:%s.cu" % base,
                  source=source, text=text)
