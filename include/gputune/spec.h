@@ -10,12 +10,15 @@
 
 namespace gputune {
 
-// Where something was written: 1-based line and column, as editors count them.
+// Where something was written: 1-based line and column, as editors count them. Without a line,
+// `file` alone names where a value came from (a Spec built in memory: "tune(): grid[1]").
 struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
-  std::string str() const;  // "file:line:column"
+  std::string str() const;  // "file:line:column", "file" without a line, "" when unknown
+  // "str(): what", or what alone when unknown.
+  std::string message(const std::string& what) const;
 };
 
 // An expression as written in the spec, with where it was written.
@@ -104,7 +107,10 @@ struct Spec {
   std::string path;  // the spec file as given
   std::string text;  // the spec file's contents
   std::string description;
-  std::string kernel_path;    // resolved relative to the spec file
+  // Resolved relative to the spec file. A source given as text (Python's tune()) has a name
+  // without a folder: its quoted #includes are found in the working directory, by NVRTC and
+  // by the check alike.
+  std::string kernel_path;
   std::string kernel_source;  // the kernel file's contents
   // Of the headers the kernel includes with quotes, found beside it (gputune.cuh, ...): they
   // are part of what a module is compiled from, though not of the kernel's identity.

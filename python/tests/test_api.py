@@ -4,6 +4,7 @@ DataFrames and plots. Nothing here needs a GPU."""
 import json
 import os
 import re
+import tempfile
 import warnings
 
 import numpy as np
@@ -49,14 +50,17 @@ def test_usage_errors(repo):
         gputune.load("no-such.db")
 
 
-def test_tune_errors_point_into_the_generated_spec(tmp_path):
-    x, kwargs = tune_kwargs(constraints=["THREADS %% 64 == 0"], compile_only=True,
-                            workdir=str(tmp_path))
-    with pytest.raises(gputune.SpecError) as caught:
-        gputune.tune(**kwargs)
+def test_tune_errors_name_the_argument_they_came_from(tmp_path):
+    # tune() writes no spec: its errors name tune()'s argument instead of a line of YAML.
+    x, kwargs = tune_kwargs(constraints=["THREADS > 0", "THREADS %% 64 == 0"],
+                            compile_only=True, workdir=str(tmp_path))
+    with pytest.warns(DeprecationWarning, match="workdir is ignored"):
+        with pytest.raises(gputune.SpecError) as caught:
+            gputune.tune(**kwargs)
     message = str(caught.value)
-    assert message.startswith(str(tmp_path / "scale.yaml") + ":"), message
-    assert "in the spec tune() wrote" in message and "THREADS %% 64" in message
+    assert message.startswith("tune(): constraints[1]: "), message
+    assert "THREADS %% 64" in message
+    assert os.listdir(tmp_path) == []
 
     _, kwargs = tune_kwargs(outputs=["nope"], compile_only=True)
     with pytest.raises(gputune.UsageError, match="'nope', which is not an argument"):
@@ -68,6 +72,95 @@ def test_tune_errors_point_into_the_generated_spec(tmp_path):
     kwargs["args"]["x"] = np.zeros(4, np.complex64)
     with pytest.raises(gputune.UsageError, match="complex64 is not supported"):
         gputune.tune(**kwargs)
+
+
+def test_tune_errors_name_params_expressions_and_launch_dimensions():
+    def message(**extra):
+        _, kwargs = tune_kwargs(compile_only=True, **extra)
+        with pytest.raises(gputune.SpecError) as caught:
+            gputune.tune(**kwargs)
+        return str(caught.value)
+
+    got = message(grid=["ceil(n / 64)", "X"])
+    assert got.startswith("tune(): grid[1]: undefined name 'X' in launch grid[1]"), got
+    got = message(params={"THREADS": [64, 128, 64], "ITEMS": [1]})
+    assert got.startswith("tune(): params['THREADS']: parameter 'THREADS' lists 64 twice"), got
+    got = message(params={"THREADS": [], "ITEMS": [1]})
+    assert got.startswith("tune(): params['THREADS']: "), got
+    got = message(transforms={"block_ordr": ["row"]})
+    assert got.startswith("tune(): transforms['block_ordr']: unknown transform"), got
+    got = message(block=["THREADS / 3"])
+    assert got.startswith("tune(): block[0]: block[0] = THREADS / 3 is 21.3"), got
+    got = message(problem={"n": "m * 2"})
+    assert got.startswith("tune(): problem['n']: undefined name 'm'"), got
+    got = message(bytes="8 * q")
+    assert got.startswith("tune(): bytes: undefined name 'q' in metrics bytes"), got
+    got = message(baseline={"THREADS": 96})
+    assert got.startswith("tune(): baseline"), got
+    assert "96 is not among its values" in got
+    got = message(name="scal")
+    assert got.startswith("tune(): name: kernel 'scal' is not a __global__ function"), got
+    got = message(rtol=-1)
+    assert got.startswith("tune(): check rtol is negative"), got
+
+
+def test_tune_writes_no_file(tmp_path, monkeypatch):
+    temp, work = tmp_path / "tmp", tmp_path / "work"
+    temp.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    monkeypatch.chdir(work)
+    # The module cache is its own option (a folder of compiled modules): off here.
+    _, kwargs = tune_kwargs(compile_only=True, arch="sm_90", cache=False)
+    r = gputune.tune(**kwargs)
+    assert set(r.df.status) == {"ok"}
+    assert r.spec["path"] == "tune:scale" and r.spec["kernel_path"] == "tune:scale.cu"
+    assert os.listdir(temp) == [] and os.listdir(work) == []
+
+
+def test_tune_includes_headers_from_the_working_folder(tmp_path, monkeypatch):
+    # The source has no folder of its own: quoted includes are found where Python runs.
+    (tmp_path / "with").mkdir()
+    (tmp_path / "without").mkdir()
+    (tmp_path / "with" / "helper.cuh").write_text("#define HELPER 1\n")
+    _, kwargs = tune_kwargs(compile_only=True, arch="sm_90", cache=False,
+                            params={"THREADS": [64], "ITEMS": [1]})
+    kwargs["source"] = '#include "helper.cuh"\n' + SOURCE
+    monkeypatch.chdir(tmp_path / "with")
+    assert list(gputune.tune(**kwargs).df.status) == ["ok"]
+    monkeypatch.chdir(tmp_path / "without")
+    r = gputune.tune(**kwargs)
+    assert list(r.df.status) == ["compile_error"]
+    assert 'cannot open source file "helper.cuh"' in r.df.message.iloc[0]
+
+
+def test_same_inputs_same_workload_other_data_another(tmp_path):
+    x, kwargs = tune_kwargs(compile_only=True)
+    first = gputune.tune(**kwargs)
+    again = gputune.tune(**tune_kwargs(compile_only=True)[1])
+    assert again.spec["spec_hash"] == first.spec["spec_hash"]
+    other_args = dict(kwargs["args"], x=x + 1)
+    other = gputune.tune(**dict(kwargs, args=other_args))
+    assert other.spec["spec_hash"] != first.spec["spec_hash"]
+    with_reference = gputune.tune(**dict(kwargs, reference=[np.float32(2.5) * x]))
+    assert with_reference.spec["spec_hash"] not in (first.spec["spec_hash"],
+                                                    other.spec["spec_hash"])
+    assert with_reference.spec["source_hash"] == first.spec["source_hash"]
+
+    # Replayed into a database: a rerun with the same inputs measures nothing again, other
+    # data is another workload.
+    recording = tmp_path / "scale.csv"
+    write_synthetic_recording(first, recording)
+    db = str(tmp_path / "reuse.db")
+    _, kwargs = tune_kwargs(replay=str(recording), db=db)
+    r = gputune.tune(**kwargs)
+    assert r.record["evaluated"] == 9
+    rerun = gputune.tune(**tune_kwargs(replay=str(recording), db=db)[1])
+    assert rerun.record["evaluated"] == 0 and rerun.workload == r.workload
+    moved = gputune.tune(**dict(kwargs, args=dict(kwargs["args"], x=x + 1)))
+    assert moved.workload != r.workload and moved.record["evaluated"] == 9
+    assert len(gputune.workloads(db)) == 2
 
 
 def test_compile_only_compiles_every_variant():

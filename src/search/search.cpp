@@ -62,10 +62,10 @@ Measurement run_baseline(const Problem& problem, const std::string& arch, Compil
   Variant variant = problem.variant(index);
   CompiledKernel kernel = compile_now(compiles, compile_request(problem, variant, arch));
   if (!kernel.ok) {
-    throw Error(ErrorCode::kSpec, problem.spec().baseline_where.str() +
-                                      ": the baseline does not compile, so nothing can be "
+    throw Error(ErrorCode::kSpec, problem.spec().baseline_where.message(
+                                      "the baseline does not compile, so nothing can be "
                                       "checked against it:\n" +
-                                      kernel.log);
+                                      kernel.log));
   }
   account_compilation(record, kernel);
   Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel)});

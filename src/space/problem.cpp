@@ -18,7 +18,7 @@ namespace {
 constexpr double kMaxLaunchValue = 2147483647.0;  // 2^31 - 1
 
 [[noreturn]] void fail(const SourceLocation& where, const std::string& what) {
-  throw Error(ErrorCode::kSpec, where.str() + ": " + what);
+  throw Error(ErrorCode::kSpec, where.message(what));
 }
 
 Expression compile(const ExprText& expr, Scope& scope, const std::string& what) {
@@ -191,7 +191,7 @@ Problem::Problem(Spec spec, const ProblemValues& at)
   }
   baseline_index_ = space_->encode(digits);
   if (const int failed = space_->failed_constraint(baseline_index_); failed >= 0) {
-    if (spec_.baseline_where.line == 0) {
+    if (spec_.baseline_where.str().empty()) {
       baseline_index_ = first_valid;  // no baseline written: the first config that is valid
     } else {
       fail(spec_.baseline_where, "the baseline " + space_->describe(baseline_index_) +

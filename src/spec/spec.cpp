@@ -8,7 +8,13 @@
 namespace gputune {
 
 std::string SourceLocation::str() const {
+  if (line <= 0) return file;
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string SourceLocation::message(const std::string& what) const {
+  const std::string where = str();
+  return where.empty() ? what : where + ": " + what;
 }
 
 namespace {

@@ -53,8 +53,7 @@ class Checker {
   enum class Visible { kEarlierProblem, kProblem, kProblemAndParameters };
 
   [[noreturn]] void fail(const SourceLocation& at, const std::string& what) const {
-    if (at.line <= 0) throw Error(ErrorCode::kSpec, what);
-    throw Error(ErrorCode::kSpec, at.str() + ": " + what);
+    throw Error(ErrorCode::kSpec, at.message(what));
   }
   SourceLocation at(const std::string& key, const SourceLocation& otherwise) const {
     const auto it = context_.where.find(key);

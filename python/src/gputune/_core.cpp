@@ -5,7 +5,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -136,6 +139,175 @@ void set_reference(Spec& spec, const std::string& name, const py::buffer& buffer
   }
   argument.reference = buffer_bytes(buffer, "reference for '" + name + "'");
 }
+
+std::string python_type(const py::handle& object) {
+  return py::str(py::type::of(object).attr("__name__"));
+}
+
+// A Spec from plain Python data, as tune() gives it: no YAML and no file. Each part keeps the
+// name it has in tune()'s arguments, so that check_spec's messages name where a value came
+// from ("tune(): grid[1]: ...").
+class SpecParts {
+ public:
+  explicit SpecParts(const py::dict& parts) : parts_(parts) {
+    origin_ = parts_.contains("origin") ? parts_["origin"].cast<std::string>() : "tune()";
+    for (const auto& item : parts_) {
+      const std::string key = py::str(item.first);
+      if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+        throw Error(ErrorCode::kUsage, origin_ + ": unknown spec part '" + key + "'");
+      }
+    }
+  }
+
+  Spec build() const {
+    Spec spec;
+    spec.path = required<std::string>("path");
+    spec.text = required<std::string>("text");
+    spec.description = optional<std::string>("description", "");
+    spec.kernel_source = required<std::string>("source");
+    spec.kernel_path = optional<std::string>("kernel_path", spec.path);
+    spec.kernel_name = {required<std::string>("name"), where("name")};
+    spec.compile_options = optional<std::vector<std::string>>("options", {});
+    spec.parameters_as_macros = optional<bool>("macros", true);
+    for (const auto& [name, text] : pairs<std::string>("problem")) {
+      spec.problem.push_back({name, {text, where("problem", name)}});
+    }
+    for (const py::handle& item : list("args")) spec.arguments.push_back(argument(item));
+    spec.launches.push_back(launch(spec));
+    spec.launches_where = where();
+    for (const bool transforms : {false, true}) {
+      const char* key = transforms ? "transforms" : "params";
+      for (const auto& [name, values] : pairs<py::list>(key)) {
+        ParameterSpec parameter;
+        parameter.name = name;
+        parameter.where = where(key, name);
+        parameter.is_transform = transforms;
+        for (const py::handle& v : values) {
+          parameter.values.push_back(value(v, key + std::string("['") + name + "']"));
+        }
+        (transforms ? spec.transforms : spec.parameters).push_back(std::move(parameter));
+      }
+    }
+    const std::vector<std::string> constraints =
+        optional<std::vector<std::string>>("constraints", {});
+    for (size_t i = 0; i < constraints.size(); ++i) {
+      spec.constraints.push_back({constraints[i], where("constraints[" + std::to_string(i) + "]")});
+    }
+    spec.constraints_where = where("constraints");
+    for (const auto& [name, v] : pairs<py::object>("baseline")) {
+      spec.baseline_where = where("baseline");
+      spec.baseline.push_back({name, value(v, "baseline['" + name + "']")});
+    }
+    spec.rtol = optional<double>("rtol", spec.rtol);
+    spec.atol = optional<double>("atol", spec.atol);
+    if (has("bytes")) spec.bytes = ExprText{required<std::string>("bytes"), where("bytes")};
+    if (has("flops")) spec.flops = ExprText{required<std::string>("flops"), where("flops")};
+    check_spec(spec);
+    return spec;
+  }
+
+ private:
+  static constexpr const char* kKeys[] = {
+      "origin", "path",         "text",   "description", "source",      "kernel_path",
+      "name",   "options",      "macros", "problem",     "args",        "block",
+      "grid",   "shared_bytes", "params", "transforms",  "constraints", "baseline",
+      "rtol",   "atol",         "bytes",  "flops"};
+
+  SourceLocation where(const std::string& key = "") const {
+    return {key.empty() ? origin_ : origin_ + ": " + key};
+  }
+  SourceLocation where(const std::string& key, const std::string& name) const {
+    return where(key + "['" + name + "']");
+  }
+  bool has(const char* key) const { return parts_.contains(key) && !parts_[key].is_none(); }
+  template <typename T>
+  T required(const char* key) const {
+    if (!has(key)) {
+      throw Error(ErrorCode::kUsage, origin_ + ": the spec part '" + key + "' is missing");
+    }
+    return cast<T>(parts_[key], key);
+  }
+  template <typename T>
+  T optional(const char* key, T otherwise) const {
+    return has(key) ? cast<T>(parts_[key], key) : otherwise;
+  }
+  template <typename T>
+  T cast(const py::handle& object, const std::string& what) const {
+    try {
+      return object.cast<T>();
+    } catch (const py::cast_error&) {
+      throw Error(ErrorCode::kUsage, where(what).message("unexpected type " + python_type(object)));
+    }
+  }
+  py::list list(const char* key) const { return optional<py::list>(key, py::list()); }
+  // [(name, x), ...]: in the order given, which is the search space's.
+  template <typename T>
+  std::vector<std::pair<std::string, T>> pairs(const char* key) const {
+    std::vector<std::pair<std::string, T>> out;
+    for (const py::handle& item : list(key)) {
+      const auto pair = cast<std::pair<std::string, py::object>>(item, key);
+      out.push_back(
+          {pair.first, cast<T>(pair.second, key + std::string("['") + pair.first + "']")});
+    }
+    return out;
+  }
+
+  // A parameter or baseline value: a bool is 0 or 1, a str a symbol even if it looks like a
+  // number (as a quoted YAML scalar).
+  Value value(const py::handle& v, const std::string& key) const {
+    if (py::isinstance<py::bool_>(v)) return int64_t{v.cast<bool>() ? 1 : 0};
+    if (py::isinstance<py::int_>(v)) return cast<int64_t>(v, key);
+    if (py::isinstance<py::float_>(v)) return v.cast<double>();
+    if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+    throw Error(ErrorCode::kSpec,
+                where(key).message("a value must be a number or a name, got " + python_type(v)));
+  }
+
+  // {"name", "type", "count" (a buffer) or "value" (a scalar), "output"}.
+  ArgumentSpec argument(const py::handle& item) const {
+    const auto fields = cast<std::map<std::string, py::object>>(item, "args");
+    const auto field = [&](const std::string& key) {
+      const auto it = fields.find(key);
+      return it == fields.end() ? py::object(py::none()) : it->second;
+    };
+    ArgumentSpec arg;
+    arg.name = cast<std::string>(field("name"), "args");
+    arg.where = where("args", arg.name);
+    const std::string key = "args['" + arg.name + "']";
+    const std::string type = cast<std::string>(field("type"), key);
+    if (!parse_type(type, &arg.type)) {
+      throw Error(ErrorCode::kSpec, arg.where.message("unknown type '" + type + "'"));
+    }
+    arg.is_buffer = !field("count").is_none();
+    ExprText& expr = arg.is_buffer ? arg.count : arg.value;
+    expr = {cast<std::string>(field(arg.is_buffer ? "count" : "value"), key), arg.where};
+    arg.output = !field("output").is_none() && cast<bool>(field("output"), key);
+    return arg;
+  }
+
+  LaunchSpec launch(const Spec& spec) const {
+    LaunchSpec launch;
+    launch.kernel_name = spec.kernel_name;
+    launch.where = where();
+    for (size_t a = 0; a < spec.arguments.size(); ++a) launch.arguments.push_back(a);
+    for (const bool block : {true, false}) {
+      const char* key = block ? "block" : "grid";
+      const auto dims = optional<std::vector<std::string>>(key, {});
+      for (size_t i = 0; i < dims.size(); ++i) {
+        (block ? launch.block : launch.grid)
+            .push_back({dims[i], where(key + ("[" + std::to_string(i) + "]"))});
+      }
+    }
+    if (has("shared_bytes")) {
+      launch.dynamic_shared_bytes =
+          ExprText{required<std::string>("shared_bytes"), where("shared_bytes")};
+    }
+    return launch;
+  }
+
+  const py::dict& parts_;
+  std::string origin_;
+};
 
 py::dict spec_info(const Spec& spec) {
   py::dict out;
@@ -374,6 +546,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("overrides") = ProblemOverrides{});
   m.def("parse_spec", &spec_from_text, py::arg("text"), py::arg("path"),
         py::arg("overrides") = ProblemOverrides{});
+  m.def(
+      "build_spec", [](const py::dict& parts) { return SpecParts(parts).build(); },
+      py::arg("parts"));
   SearchRequest defaults;  // the command line's defaults, in one place
   m.def("search", &search_from_python, py::arg("spec") = py::none(),
         py::arg("overrides") = ProblemOverrides{}, py::arg("db") = py::none(),

@@ -1,6 +1,7 @@
 """gputune's exceptions: one per error code of the C++ core (gputune::ErrorCode).
 
-The messages are the CLI's: a spec error starts with ``file:line:column:``.
+The messages are the CLI's: a spec error starts with ``file:line:column:``, or for tune() with
+the argument it came from (``tune(): grid[1]:``).
 """
 
 

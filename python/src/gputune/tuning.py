@@ -1,12 +1,12 @@
 """tune(): a kernel written in the notebook, its numpy inputs and expected outputs, tuned with
-no spec file. The spec is written as YAML for now, so the loader checks it as it checks a file.
+no spec file: the spec is built in memory (_core.build_spec) and checked as a file's would be.
 """
 
 import hashlib
 import json
 import os
 import re
-import tempfile
+import warnings
 
 import numpy as np
 
@@ -85,16 +85,14 @@ def _kernel_parameters(source, name):
     return []
 
 
-def _yaml_text(text):
-    return json.dumps(str(text))
+def _value(v):
+    """A parameter or baseline value as plain Python: numpy scalars become numbers."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
-def _yaml_value(v):
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
-    if isinstance(v, (int, np.integer, float, np.floating)):
-        return _number_text(v)
-    return json.dumps(str(v))  # quoted: a symbol
+def _expression(v):
+    """An expression's text: a number as the core writes it, or the string itself."""
+    return _number_text(_value(v))
 
 
 def _digest(data):
@@ -122,10 +120,15 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     transforms, baseline, shared_bytes, rtol/atol, bytes/flops metrics, options, macros) or
     search() options, with search()'s meanings and defaults.
 
-    The spec written for the kernel (YAML and .cu, under ``workdir``, by default a temporary
-    folder) keys the database: its text includes a hash of the input and reference data, so
-    seed random inputs to let a rerun reuse what is stored.
+    The spec is built in memory; nothing is written but the database. What keys the database
+    is a canonical text of these arguments with a hash of the input and reference data, so
+    seed random inputs to let a rerun reuse what is stored. The source has no folder of its
+    own: its quoted #includes are found in the working directory. workdir is ignored
+    (deprecated).
     """
+    if workdir is not None:
+        warnings.warn("tune(): workdir is ignored: tune() writes no files", DeprecationWarning,
+                      stacklevel=2)
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and
                                           source.endswith(".cu") and os.path.isfile(source)):
         with open(source) as f:
@@ -152,8 +155,10 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
         if out not in known:
             raise UsageError("tune(): outputs names '%s', which is not an argument; expected "
                              "one of: %s" % (out, ", ".join(known)))
-    arguments = []  # (name, yaml line, input array or None, is_output, dtype)
-    data_digests = []
+    arguments = []  # the spec's, as plain data
+    inputs = {}  # name: the input array
+    buffers = {}  # output name: (dtype, count)
+    data_digests = {}
     for arg_name, value in items:
         arg = value if isinstance(value, Arg) else Arg(value)
         is_output = arg.output or arg_name in outputs
@@ -163,14 +168,14 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
             type_name = _type_of(arg.type or array.dtype, what)
             if array.size == 0:
                 raise UsageError("%s: the array is empty" % what)
-            line = "{name: %s, type: %s, count: %d%s}" % (arg_name, type_name, array.size,
-                                                         ", output: true" if is_output else "")
+            arguments.append({"name": arg_name, "type": type_name, "count": str(array.size),
+                              "output": bool(is_output)})
             if is_output:
-                arguments.append((arg_name, line, None, True, np.dtype(type_name), array.size))
+                buffers[arg_name] = (np.dtype(type_name), array.size)
             else:
                 data = np.ascontiguousarray(array, dtype=np.dtype(type_name))
-                data_digests.append("%s=%s" % (arg_name, _digest(data.tobytes())))
-                arguments.append((arg_name, line, data, False, np.dtype(type_name), array.size))
+                data_digests[arg_name] = _digest(data.tobytes())
+                inputs[arg_name] = data
         else:
             if is_output:
                 raise UsageError("%s: an output must be a numpy array (its shape and dtype "
@@ -188,9 +193,8 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
             else:
                 raise UsageError("%s: %r is neither a numpy array, a number nor an expression "
                                  "string" % (what, type(v).__name__))
-            line = "{name: %s, type: %s, value: %s}" % (arg_name, type_name, _yaml_text(text))
-            arguments.append((arg_name, line, None, False, None, None))
-    output_names = [a[0] for a in arguments if a[3]]
+            arguments.append({"name": arg_name, "type": type_name, "value": text})
+    output_names = list(buffers)
     if not output_names:
         raise UsageError("tune(): no argument is an output; mark one with gputune.Out(array) "
                          "or outputs=['name']")
@@ -208,83 +212,62 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                                      len(reference), len(output_names), ", ".join(output_names)))
             reference = dict(zip(output_names, reference))
         for out, expected in reference.items():
-            match = [a for a in arguments if a[0] == out and a[3]]
-            if not match:
+            if out not in buffers:
                 raise UsageError("tune(): reference for '%s', which is not an output; expected "
                                  "one of: %s" % (out, ", ".join(output_names)))
-            _, _, _, _, dtype, count = match[0]
+            dtype, count = buffers[out]
             expected = np.ascontiguousarray(expected, dtype=dtype)
             if expected.size != count:
                 raise UsageError("tune(): the reference for '%s' has %d elements; the output "
                                  "has %d" % (out, expected.size, count))
             references[out] = expected
-            data_digests.append("%s=%s" % (out, _digest(expected.tobytes())))
+            data_digests["reference " + out] = _digest(expected.tobytes())
 
-    # The spec, as YAML, so that the loader checks it exactly as it checks a file.
-    base = re.sub(r"\W", "_", name.split("<")[0].strip().split("::")[-1]) or "kernel"
-    lines = ["# written by gputune.tune()"]
-    if data_digests:
-        lines.append("# data: " + " ".join(data_digests))
-    if description:
-        lines.append("description: " + _yaml_text(description))
-    lines += ["kernel:", "  source: %s.cu" % base, "  name: " + _yaml_text(name)]
-    if options:
-        lines.append("  options: [%s]" % ", ".join(_yaml_text(o) for o in options))
-    if not macros:
-        lines.append("  macros: false")
-    if problem:
-        lines.append("problem:")
-        for key, value in problem.items():
-            lines.append("  %s: %s" % (key, _yaml_text(_number_text(value))))
-    lines.append("arguments:")
-    lines += ["  - " + a[1] for a in arguments]
-    lines.append("launch:")
-    for key, dims in (("block", block), ("grid", grid)):
-        if isinstance(dims, (str, int)):
-            dims = [dims]
-        lines.append("  %s: [%s]" % (key, ", ".join(_yaml_text(_number_text(d)) for d in dims)))
-    if shared_bytes is not None:
-        lines.append("  shared_bytes: " + _yaml_text(_number_text(shared_bytes)))
-    for section, values in (("parameters", params), ("transforms", transforms)):
-        if not values:
-            continue
-        lines.append(section + ":")
-        for key, vals in values.items():
+    # The spec's parts, named as tune()'s arguments: the core's messages name them.
+    def dims(values):
+        if isinstance(values, (str, int, np.integer)):
+            values = [values]
+        return [_expression(d) for d in values]
+
+    def values_of(table):
+        rows = []
+        for key, vals in (table or {}).items():
             if not isinstance(vals, (list, tuple, range, np.ndarray)):
                 vals = [vals]
-            lines.append("  %s: [%s]" % (key, ", ".join(_yaml_value(v) for v in vals)))
-    if constraints:
-        if isinstance(constraints, str):
-            constraints = [constraints]
-        lines.append("constraints:")
-        lines += ["  - " + _yaml_text(c) for c in constraints]
-    if baseline:
-        lines.append("baseline:")
-        lines += ["  %s: %s" % (k, _yaml_value(v)) for k, v in baseline.items()]
-    lines.append("check: {rtol: %s, atol: %s}" % (repr(float(rtol)), repr(float(atol))))
-    if bytes is not None or flops is not None:
-        lines.append("metrics:")
-        if bytes is not None:
-            lines.append("  bytes: " + _yaml_text(_number_text(bytes)))
-        if flops is not None:
-            lines.append("  flops: " + _yaml_text(_number_text(flops)))
-    text = "\n".join(lines) + "\n"
+            rows.append([key, [_value(v) for v in vals]])
+        return rows
 
-    folder = workdir or os.path.join(tempfile.gettempdir(), "gputune-tune", "%s-%s" % (
-        base, _digest((text + source).encode())))
-    os.makedirs(folder, exist_ok=True)
-    spec_path = os.path.join(folder, base + ".yaml")
-    with open(os.path.join(folder, base + ".cu"), "w") as f:
-        f.write(source)
-    with open(spec_path, "w") as f:
-        f.write(text)
+    if isinstance(constraints, str):
+        constraints = [constraints]
+    parts = {
+        "name": name, "description": description, "options": list(options),
+        "macros": bool(macros),
+        "problem": [[key, _expression(value)] for key, value in (problem or {}).items()],
+        "args": arguments, "block": dims(block), "grid": dims(grid),
+        "shared_bytes": None if shared_bytes is None else _expression(shared_bytes),
+        "params": values_of(params), "transforms": values_of(transforms),
+        "constraints": [str(c) for c in constraints],
+        "baseline": [[key, _value(v)] for key, v in (baseline or {}).items()],
+        "rtol": float(rtol), "atol": float(atol),
+        "bytes": None if bytes is None else _expression(bytes),
+        "flops": None if flops is None else _expression(flops),
+    }
+    # The spec's identity (its text): everything above and the data's digests, canonical, so
+    # that the same inputs find what is stored and other inputs do not. The source is keyed
+    # apart (its own hash).
+    text = "# gputune.tune() v1\n" + json.dumps({"spec": parts, "data": data_digests},
+                                                 sort_keys=True, indent=1, default=repr) + "\n"
+    base = re.sub(r"\W", "_", name.split("<")[0].strip().split("::")[-1]) or "kernel"
+    parts.update(origin="tune()", path="tune:" + base, kernel_path="tune:%s.cu" % base,
+                 source=source, text=text)
     try:
-        spec_obj = _core.parse_spec(text, spec_path)
+        spec_obj = _core.build_spec(parts)
     except SpecError as e:
-        raise SpecError(_explain(str(e), spec_path, text)) from None
-    for arg_name, _, data, is_output, _, _ in arguments:
-        if data is not None:
-            spec_obj.set_data(arg_name, data)
+        message = str(e)
+        raise SpecError(message if message.startswith("tune()") else "tune(): " + message) \
+            from None
+    for arg_name, data in inputs.items():
+        spec_obj.set_data(arg_name, data)
     for out, expected in references.items():
         spec_obj.set_reference(out, expected)
     return _run(spec_obj, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
@@ -293,16 +276,3 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast,
                 compile_only=compile_only, arch=arch, replay=replay, progress=progress,
                 what=("compile " if compile_only else "tune ") + base)
-
-
-def _explain(message, spec_path, text):
-    """A loader error about the generated spec, with the line it points at."""
-    match = re.match(re.escape(spec_path) + r":(\d+):(\d+): ", message)
-    if not match:
-        return message
-    line = int(match.group(1))
-    source_lines = text.split("\n")
-    if 1 <= line <= len(source_lines):
-        message += "\n  in the spec tune() wrote (%s), line %d: %s" % (
-            spec_path, line, source_lines[line - 1].strip())
-    return message

@@ -234,6 +234,28 @@ TEST_F(ProblemTest, EmptySpaceAfterConstraints) {
       << message;
 }
 
+TEST_F(ProblemTest, AKernelSourceWithoutAFolderIncludesFromTheWorkingDirectory) {
+  Spec in_memory = spec();
+  in_memory.kernel_path = "tune:transpose.cu";  // a name for source given as text
+  EXPECT_EQ(Problem(in_memory).variant(0).compile_options,
+            (std::vector<std::string>{"-DTILE=16", "-DPAD=0", "-DMERGE=1",
+                                      "--extra-device-vectorization", "--include-path=."}));
+}
+
+TEST_F(ProblemTest, AnOriginWithoutALineNamesWhereTheValueCameFrom) {
+  Spec origin = spec({{13, "  grid: [n / TILE - 1000 / TILE]"}});
+  origin.launches[0].grid[0].where = {"tune(): grid[0]"};
+  EXPECT_EQ(error([&] {
+              Problem(origin).variant(0);
+            }).rfind("tune(): grid[0]: grid[0] = n / TILE - 1000 / TILE is 0", 0),
+            0u);
+  // A baseline given in memory is still one that was asked for: outside the constraints, an
+  // error, not the first valid config.
+  Spec baseline = spec({{25, "baseline: {TILE: 16, MERGE: 8}"}});
+  baseline.baseline_where = {"tune(): baseline"};
+  EXPECT_EQ(error([&] { Problem p(baseline); }).rfind("tune(): baseline: the baseline ", 0), 0u);
+}
+
 TEST_F(ProblemTest, NoParameters) {
   std::vector<std::pair<int, std::string>> replace;
   for (int line = 12; line <= 25; ++line) replace.push_back({line, "#"});

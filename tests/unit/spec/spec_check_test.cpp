@@ -186,6 +186,58 @@ TEST_F(SpecCheckTest, InMemoryOnlyMistakes) {
   EXPECT_NE(message([&] { check_spec(spec); }).find("launch has no 'grid'"), std::string::npos);
 }
 
+TEST_F(SpecCheckTest, AKernelSourceWithoutAFileIsCheckedFromItsText) {
+  // As Python's tune() gives it: the source as text, a name for it that is no file.
+  Spec spec = in_memory();
+  spec.kernel_path = "tune:transpose.cu";
+  ASSERT_FALSE(fs::exists(spec.kernel_path));
+  check_spec(spec);
+  EXPECT_EQ(spec.launches[0].kernel_name.text, "transpose<TILE>");
+  spec.kernel_name = expr("transposed<TILE>");
+  EXPECT_NE(message([&] { check_spec(spec); })
+                .find("kernel 'transposed' is not a __global__ function of tune:transpose.cu "
+                      "(did you mean 'transpose'?)"),
+            std::string::npos);
+}
+
+TEST_F(SpecCheckTest, AKernelWithoutAFolderIncludesFromTheWorkingDirectory) {
+  // Where NVRTC finds its quoted includes, so the header's kernels and hash are the module's.
+  std::ofstream(dir_ / "h.cuh") << "__global__ void from_header(float* out) {}\n";
+  Spec spec = in_memory();
+  spec.kernel_path = "tune:transpose.cu";
+  spec.kernel_source = std::string("#include \"h.cuh\"\n") + kKernel;
+  spec.kernel_name = expr("from_header");
+  spec.launches[0].kernel_name = {};
+  EXPECT_NE(message([&] { check_spec(spec); }).find("kernel 'from_header' is not a __global__"),
+            std::string::npos);
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  Spec beside = spec;
+  check_spec(beside);
+  fs::current_path(before);
+  Spec plain = in_memory();
+  check_spec(plain);
+  EXPECT_NE(beside.headers_hash, plain.headers_hash);
+}
+
+TEST_F(SpecCheckTest, AnOriginWithoutALineNamesWhereTheValueCameFrom) {
+  Spec spec = in_memory();
+  spec.launches[0].grid[1] = {"ceil(n / X)", {"tune(): grid[1]"}};
+  EXPECT_EQ(message([&] { check_spec(spec); })
+                .rfind("tune(): grid[1]: undefined name 'X' in launch "
+                       "grid[1]",
+                       0),
+            0u);
+  spec = in_memory();
+  spec.parameters[0].where = {"tune(): params['TILE']"};
+  spec.parameters[0].values.clear();
+  EXPECT_EQ(message([&] { check_spec(spec); })
+                .rfind("tune(): params['TILE']: parameter 'TILE' "
+                       "must be a non-empty list",
+                       0),
+            0u);
+}
+
 TEST_F(SpecCheckTest, AMultiLaunchSpecGetsItsNameOnce) {
   Spec spec = in_memory();
   spec.kernel_source += "__global__ void scale(float* out, int n) {}\n";

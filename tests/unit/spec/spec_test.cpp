@@ -28,5 +28,14 @@ TEST(ParseBudget, RefusesWhatIsNeitherCountNorTime) {
   }
 }
 
+TEST(SourceLocation, AFileLineAndColumnOrAnOriginAlone) {
+  EXPECT_EQ((SourceLocation{"a.yaml", 3, 9}).str(), "a.yaml:3:9");
+  EXPECT_EQ((SourceLocation{"a.yaml", 3, 9}).message("bad"), "a.yaml:3:9: bad");
+  EXPECT_EQ((SourceLocation{"tune(): grid[1]"}).str(), "tune(): grid[1]");
+  EXPECT_EQ((SourceLocation{"tune(): grid[1]"}).message("bad"), "tune(): grid[1]: bad");
+  EXPECT_EQ(SourceLocation{}.str(), "");
+  EXPECT_EQ(SourceLocation{}.message("bad"), "bad");
+}
+
 }  // namespace
 }  // namespace gputune
