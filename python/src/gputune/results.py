@@ -89,10 +89,12 @@ class Results:
                 record[name] = config.get(name)
             for key in ("status", "median_ms", "spread", "samples", "gbs", "bandwidth_share",
                         "gflops", "speedup", "registers", "shared_bytes", "spill_bytes",
-                        "compile_ms", "message"):
+                        "compile_ms"):
                 value = _field(row, key)
                 if value is not None:
                     record[key] = value
+            # The records leave out an empty message; the frame keeps the column.
+            record["message"] = _field(row, "message", "")
             records.append(record)
         frame = pd.DataFrame.from_records(records)
         if frame.empty:
