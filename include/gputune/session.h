@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,6 +118,21 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(
     const std::string& db, const std::string& folder, std::optional<int64_t> workload = {},
     const std::string& commit = "");
 void export_workload(const std::string& db, int64_t workload, const std::string& path);
+// One workload's every attempt as T4 results (the JSON results format shared by autotuners,
+// schema version 1.0.0), times in milliseconds.
+std::string t4_results(const std::string& db, int64_t workload);
+
+// Kernel Tuner results (a cache file written with cache=, or store_results output) stored as a
+// workload of `spec`'s kernel at its problem values, so that searches of that kernel learn from
+// them as prior data. Configs are matched by parameter name; a parameter Kernel Tuner did not
+// tune takes the spec's baseline value; times become samples, failed configs failures.
+struct PriorImport {
+  int64_t workload = 0;
+  int64_t ok = 0, failures = 0;
+  int64_t outside = 0;              // results that are no config of the spec's space
+  std::set<std::string> defaulted;  // spec parameters the file lacks
+};
+PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
 
 std::vector<std::string> strategy_list();
 std::vector<DeviceInfo> gpus();

@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "gputune/error.h"
 #include "spec/spec_check.h"
+#include "spec/t1_reader.h"
 #include "transforms/generic_transform.h"
 
 namespace gputune {
@@ -615,6 +616,7 @@ Spec Loader::load() {
 }  // namespace
 
 Spec parse_spec(const std::string& text, const std::string& path, const Overrides& overrides) {
+  if (is_t1_path(path)) return parse_t1_spec(text, path, overrides);
   Loader loader(text, path, overrides);
   try {
     return loader.load();

@@ -1,0 +1,61 @@
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "gputune/error.h"
+#include "gputune/session.h"
+
+namespace gputune::cli {
+namespace {
+
+int run(const std::vector<std::string>& args) {
+  po::options_description options(
+      "gputune import kt-cache FILE --spec SPEC [options]\n\n"
+      "Stores another tuner's results as prior data: a Kernel Tuner cache file (written by\n"
+      "tune_kernel(..., cache=FILE)) or store_results output becomes a workload of SPEC's\n"
+      "kernel at its problem values (after --set), which model searches of that kernel learn\n"
+      "from. Configs are matched by parameter name (a parameter Kernel Tuner did not tune\n"
+      "takes SPEC's baseline value); times become samples; failed configs, failures.\n\noptions");
+  add_spec_options(options);
+  options.add_options()("format", po::value<std::string>(), "kt-cache")(
+      "file", po::value<std::string>(), "the file to import");
+  po::positional_options_description positional;
+  positional.add("format", 1).add("file", 1);
+  Parsed parsed = parse(args, options, positional);
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto& vm = parsed.vm;
+  if (!vm.count("format") || vm["format"].as<std::string>() != "kt-cache") {
+    throw Error(ErrorCode::kUsage,
+                "gputune import: expected the format first: gputune import kt-cache FILE "
+                "--spec SPEC");
+  }
+  if (!vm.count("file")) {
+    throw Error(ErrorCode::kUsage,
+                "gputune import kt-cache: no FILE; expected the Kernel Tuner cache or "
+                "store_results JSON file");
+  }
+  const Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  const std::string db = vm["db"].as<std::string>();
+  const PriorImport imported = import_kernel_tuner(vm["file"].as<std::string>(), spec, db);
+  std::cout << db << ": workload " << imported.workload << ": " << imported.ok << " ok, "
+            << imported.failures << " failed";
+  if (imported.outside > 0) {
+    std::cout << ", " << imported.outside << " outside the spec's space (skipped)";
+  }
+  std::cout << "\n";
+  for (const std::string& name : imported.defaulted) {
+    std::cout << "  " << name << ": not in the file; the spec's baseline value was used\n";
+  }
+  return 0;
+}
+
+const CommandRegistrar kRegistrar{
+    {"import", "import kt-cache FILE --spec SPEC",
+     "store a Kernel Tuner cache file or store_results output as prior data for SPEC's kernel", 55,
+     run}};
+
+}  // namespace
+}  // namespace gputune::cli

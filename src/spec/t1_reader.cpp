@@ -1,0 +1,520 @@
+#include "spec/t1_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/text.h"
+#include "gputune/error.h"
+#include "spec/spec_check.h"
+#include "spec/t1_json_locations.h"
+#include "spec/t1_values.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct ElementType {
+  ScalarType type;
+  int lanes;  // float4: 4 floats per element
+};
+
+// T1 argument types gputune can pass: scalars, and CUDA's vector types as that many scalars.
+bool element_type_of(const std::string& name, ElementType* out) {
+  static const std::vector<std::pair<std::string, ScalarType>> kScalars = {
+      {"bool", ScalarType::kUint8},    {"int8", ScalarType::kInt8},
+      {"uint8", ScalarType::kUint8},   {"int16", ScalarType::kInt16},
+      {"uint16", ScalarType::kUint16}, {"int32", ScalarType::kInt32},
+      {"uint32", ScalarType::kUint32}, {"int64", ScalarType::kInt64},
+      {"uint64", ScalarType::kUint64}, {"float", ScalarType::kFloat32},
+      {"double", ScalarType::kFloat64}};
+  for (const auto& [scalar, type] : kScalars) {
+    if (name == scalar) {
+      *out = {type, 1};
+      return true;
+    }
+    for (int lanes : {2, 3, 4, 8, 16}) {
+      if ((scalar == "float" || scalar == "double") && name == scalar + std::to_string(lanes)) {
+        *out = {type, lanes};
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+class T1Reader {
+ public:
+  T1Reader(const std::string& text, const std::string& path,
+           const std::vector<std::pair<std::string, std::string>>& overrides)
+      : text_(text), path_(path), overrides_(overrides), where_(text, path) {}
+
+  Spec read();
+
+ private:
+  [[noreturn]] void fail(const std::string& pointer, const std::string& what) const {
+    throw Error(ErrorCode::kSpec, where_.at(pointer).str() + ": " + what);
+  }
+  const json& member(const json& object, const std::string& pointer, const std::string& key,
+                     const std::string& expected) const {
+    if (!object.contains(key)) {
+      fail(pointer, pointer_name(pointer) + " has no '" + key + "'; expected " + expected);
+    }
+    return object.at(key);
+  }
+  static std::string pointer_name(const std::string& pointer) {
+    return pointer.empty() ? "the T1 file" : pointer.substr(1);
+  }
+  std::string string_at(const json& value, const std::string& pointer) const {
+    if (!value.is_string()) {
+      fail(pointer, pointer_name(pointer) + " must be a string, got " + value.dump());
+    }
+    return value.get<std::string>();
+  }
+  // Sizes and launch dimensions are strings in the schema; published files also write numbers.
+  std::string expression_at(const json& value, const std::string& pointer) const {
+    if (value.is_number()) return value.dump();
+    return with_problem_names(string_at(value, pointer));
+  }
+  std::string with_problem_names(const std::string& text) const {
+    static const std::regex kIndexed(R"(ProblemSize\s*\[\s*(\d+)\s*\])");
+    return std::regex_replace(text, kIndexed, "ProblemSize_$1");
+  }
+  void reject_unmappable(const json& object, const std::string& pointer,
+                         const std::vector<std::pair<std::string, std::string>>& keys) const {
+    for (const auto& [key, instead] : keys) {
+      if (object.contains(key) && !object.at(key).is_null() &&
+          !(object.at(key).is_array() && object.at(key).empty())) {
+        fail(pointer + "/" + key, "T1 '" + key + "' is not supported by gputune; " + instead);
+      }
+    }
+  }
+
+  void read_kernel(const json& kernel, Spec* spec);
+  void read_problem(const json& kernel, Spec* spec);
+  void read_parameters(const json& space, Spec* spec);
+  void read_arguments(const json& kernel, Spec* spec);
+  void read_argument(const json& item, const std::string& pointer, ArgumentSpec* arg);
+  void read_launch(const json& kernel, Spec* spec);
+  void read_budget(const json& root, Spec* spec);
+  void read_search(const json& root, Spec* spec);
+
+  std::string text_, path_;
+  std::vector<std::pair<std::string, std::string>> overrides_;
+  JsonLocations where_;
+  SpecCheckContext context_;
+};
+
+void T1Reader::read_kernel(const json& kernel, Spec* spec) {
+  const std::string at = "/KernelSpecification";
+  const std::string language =
+      string_at(member(kernel, at, "Language", "\"Language\": \"CUDA\""), at + "/Language");
+  if (language != "CUDA") {
+    fail(at + "/Language", "T1 Language '" + language +
+                               "' is not supported; gputune tunes CUDA kernels (expected CUDA)");
+  }
+  reject_unmappable(kernel, at,
+                    {{"KernelTypeNames",
+                      "write the template arguments in KernelName instead, "
+                      "e.g. \"kernel<float, TILE>\""},
+                     {"SimulationInput", "remove it: gputune measures on the GPU"}});
+  const std::string name_pointer = at + "/KernelName";
+  spec->kernel_name = {
+      string_at(member(kernel, at, "KernelName", "the kernel's function name"), name_pointer),
+      where_.at(name_pointer)};
+  const std::string file_pointer = at + "/KernelFile";
+  const std::string relative =
+      string_at(member(kernel, at, "KernelFile", "the path of the .cu file, relative to this file"),
+                file_pointer);
+  fs::path kernel_path(relative);
+  if (kernel_path.is_relative()) kernel_path = fs::path(path_).parent_path() / kernel_path;
+  spec->kernel_path = kernel_path.lexically_normal().string();
+  std::ifstream in(spec->kernel_path, std::ios::binary);
+  if (!in) {
+    fail(file_pointer, "cannot read kernel file '" + relative + "' (looked for " +
+                           spec->kernel_path + "); expected a path relative to the T1 file");
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  spec->kernel_source = contents.str();
+  context_.kernel_source_as_written = relative;
+  if (kernel.contains("CompilerOptions")) {
+    const json& options = kernel.at("CompilerOptions");
+    if (!options.is_array()) fail(at + "/CompilerOptions", "CompilerOptions must be a list");
+    for (size_t i = 0; i < options.size(); ++i) {
+      spec->compile_options.push_back(
+          string_at(options[i], at + "/CompilerOptions/" + std::to_string(i)));
+    }
+  }
+}
+
+// T1 has no named problem values; BAT's files give ProblemSize, which --set can change.
+void T1Reader::read_problem(const json& kernel, Spec* spec) {
+  const std::string at = "/KernelSpecification/ProblemSize";
+  if (kernel.contains("ProblemSize")) {
+    const json& size = kernel.at("ProblemSize");
+    if (size.is_number()) {
+      spec->problem.push_back({"ProblemSize", {size.dump(), where_.at(at)}});
+    } else if (size.is_array()) {
+      for (size_t i = 0; i < size.size(); ++i) {
+        const std::string pointer = at + "/" + std::to_string(i);
+        if (!size[i].is_number()) fail(pointer, "ProblemSize entries must be numbers");
+        spec->problem.push_back(
+            {"ProblemSize_" + std::to_string(i), {size[i].dump(), where_.at(pointer)}});
+      }
+    } else if (!size.is_null()) {
+      fail(at, "ProblemSize must be a number or a list of numbers, got " + size.dump());
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : spec->problem) names.push_back(entry.first);
+  for (const auto& [name, text] : overrides_) {
+    auto it = std::find_if(spec->problem.begin(), spec->problem.end(),
+                           [&](const auto& entry) { return entry.first == name; });
+    if (it == spec->problem.end()) {
+      throw Error(ErrorCode::kUsage,
+                  path_ + ": --set " + name + "=" + text + ": '" + name +
+                      "' is not a problem value" + suggestion(name, names) +
+                      "; a T1 file's problem values are ProblemSize (ProblemSize_0, ... for a "
+                      "list): " +
+                      (names.empty() ? "this file has none" : join(names)));
+    }
+    it->second.text = text;
+    context_.overridden.insert(name);
+  }
+}
+
+void T1Reader::read_parameters(const json& space, Spec* spec) {
+  const std::string at = "/ConfigurationSpace";
+  const json& parameters = member(space, at, "TuningParameters", "a list of parameters");
+  if (!parameters.is_array()) fail(at + "/TuningParameters", "TuningParameters must be a list");
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const std::string pointer = at + "/TuningParameters/" + std::to_string(i);
+    const json& item = parameters[i];
+    if (!item.is_object()) fail(pointer, "a tuning parameter must be an object");
+    ParameterSpec parameter;
+    parameter.name =
+        string_at(member(item, pointer, "Name", "the parameter's name"), pointer + "/Name");
+    parameter.where = where_.at(pointer + "/Name");
+    std::string type = "int";
+    if (item.contains("Type")) type = string_at(item.at("Type"), pointer + "/Type");
+    if (type != "int" && type != "uint" && type != "float" && type != "bool" && type != "string") {
+      fail(pointer + "/Type",
+           "unknown T1 parameter type '" + type + "'; expected int, uint, float, bool or string");
+    }
+    const json& values = member(item, pointer, "Values", "a list expression such as \"[1, 2]\"");
+    const std::string values_pointer = pointer + "/Values";
+    try {
+      if (values.is_array()) {
+        for (const json& v : values) {
+          if (v.is_number_integer()) {
+            parameter.values.push_back(Value(v.get<int64_t>()));
+          } else if (v.is_number()) {
+            parameter.values.push_back(Value(v.get<double>()));
+          } else if (v.is_boolean()) {
+            parameter.values.push_back(Value(int64_t{v.get<bool>() ? 1 : 0}));
+          } else {
+            parameter.values.push_back(Value(v.get<std::string>()));
+          }
+        }
+      } else {
+        parameter.values = t1_values(string_at(values, values_pointer), type != "float");
+      }
+    } catch (const T1ValuesError& e) {
+      fail(values_pointer, "parameter '" + parameter.name + "' Values: " + e.message);
+    } catch (const json::exception&) {
+      fail(values_pointer,
+           "parameter '" + parameter.name + "' Values must hold numbers, booleans or strings");
+    }
+    context_.where["values/" + parameter.name] = where_.at(values_pointer);
+    if (item.contains("Default")) {
+      const json& fallback = item.at("Default");
+      context_.where["baseline/" + std::to_string(spec->baseline.size()) + "/name"] =
+          where_.at(pointer + "/Default");
+      context_.where["baseline/" + std::to_string(spec->baseline.size()) + "/value"] =
+          where_.at(pointer + "/Default");
+      if (fallback.is_number_integer()) {
+        spec->baseline.push_back({parameter.name, Value(fallback.get<int64_t>())});
+      } else if (fallback.is_number()) {
+        spec->baseline.push_back({parameter.name, Value(fallback.get<double>())});
+      } else if (fallback.is_boolean()) {
+        spec->baseline.push_back({parameter.name, Value(int64_t{fallback.get<bool>() ? 1 : 0})});
+      } else if (fallback.is_string()) {
+        spec->baseline.push_back({parameter.name, Value(fallback.get<std::string>())});
+      }
+    }
+    spec->parameters.push_back(std::move(parameter));
+  }
+  if (!spec->baseline.empty()) spec->baseline_where = where_.at(at + "/TuningParameters");
+  spec->constraints_where = where_.at(at + "/Conditions");
+  if (space.contains("Conditions")) {
+    const json& conditions = space.at("Conditions");
+    if (!conditions.is_array()) fail(at + "/Conditions", "Conditions must be a list");
+    for (size_t i = 0; i < conditions.size(); ++i) {
+      const std::string pointer = at + "/Conditions/" + std::to_string(i);
+      const std::string expression = string_at(
+          member(conditions[i], pointer, "Expression", "a condition such as \"A % B == 0\""),
+          pointer + "/Expression");
+      spec->constraints.push_back(
+          {with_problem_names(expression), where_.at(pointer + "/Expression")});
+    }
+  }
+}
+
+void T1Reader::read_argument(const json& item, const std::string& pointer, ArgumentSpec* arg) {
+  if (!item.is_object()) fail(pointer, "an argument must be an object");
+  const std::string index = pointer.substr(pointer.rfind('/') + 1);
+  arg->name = item.contains("Name") ? string_at(item.at("Name"), pointer + "/Name") : "arg" + index;
+  arg->where = where_.at(pointer);
+  context_.where["arguments/" + index + "/name"] = where_.at(pointer + "/Name");
+  const std::string what = "argument '" + arg->name + "'";
+  const std::string memory =
+      string_at(member(item, pointer, "MemoryType", "Scalar or Vector"), pointer + "/MemoryType");
+  if (memory == "Symbol") {
+    fail(pointer + "/MemoryType",
+         what +
+             " is a Symbol (a __constant__ or __device__ variable), which the T1 reader "
+             "does not map yet; write a YAML spec for it (see docs/coming-from.md)");
+  }
+  if (memory == "Local") {
+    fail(pointer + "/MemoryType", what +
+                                      " is Local memory, an OpenCL __local argument that a "
+                                      "CUDA kernel has no parameter for; use "
+                                      "KernelSpecification.SharedMemory (dynamic shared "
+                                      "memory) instead");
+  }
+  if (memory != "Scalar" && memory != "Vector") {
+    fail(pointer + "/MemoryType",
+         "unknown MemoryType '" + memory + "' for " + what + "; expected Scalar or Vector");
+  }
+  const std::string type_name_text =
+      string_at(member(item, pointer, "Type", "int32, float, double, ..."), pointer + "/Type");
+  ElementType element{};
+  if (!element_type_of(type_name_text, &element)) {
+    fail(pointer + "/Type", what + " has type '" + type_name_text +
+                                "', which gputune cannot fill; expected bool, int8 .. uint64, "
+                                "float, double or floatN/doubleN (half and custom types are "
+                                "not supported)");
+  }
+  arg->type = element.type;
+  arg->is_buffer = memory == "Vector";
+  if (!arg->is_buffer) {
+    if (element.lanes != 1) fail(pointer + "/Type", what + " is a vector type passed by value");
+    const json& value = member(item, pointer, "FillValue", "the scalar's value");
+    arg->value = {expression_at(value, pointer + "/FillValue"), where_.at(pointer + "/FillValue")};
+    return;
+  }
+  const std::string size =
+      expression_at(member(item, pointer, "Size", "the number of elements"), pointer + "/Size");
+  arg->count = {element.lanes == 1 ? size : "(" + size + ") * " + std::to_string(element.lanes),
+                where_.at(pointer + "/Size")};
+  std::string access = "ReadWrite";
+  if (item.contains("AccessType"))
+    access = string_at(item.at("AccessType"), pointer + "/AccessType");
+  bool output = access == "WriteOnly";
+  if (item.contains("Output")) {
+    const json& flag = item.at("Output");
+    output = flag.is_boolean() ? flag.get<bool>() : (flag.is_number() && flag.get<double>() != 0);
+  }
+  arg->output = output;
+  context_.where["arguments/" + index + "/output"] = where_.at(pointer);
+  if (output) return;  // outputs are poisoned and compared, never filled
+  std::string fill = "Random";
+  if (item.contains("FillType")) fill = string_at(item.at("FillType"), pointer + "/FillType");
+  double fill_value = 1;
+  if (item.contains("FillValue")) {
+    const json& v = item.at("FillValue");
+    if (!v.is_number()) fail(pointer + "/FillValue", what + " FillValue must be a number");
+    fill_value = v.get<double>();
+  }
+  if (fill == "Constant") {
+    arg->fill = fill_value == 0 ? Fill::kZeros : Fill::kConstant;
+    arg->fill_value = fill_value;
+  } else if (fill == "Random") {
+    arg->fill = Fill::kRandom;
+    arg->fill_low = 0;
+    arg->fill_high = fill_value;
+    if (item.contains("RandomSeed") && item.at("RandomSeed").is_number_unsigned()) {
+      arg->seed = item.at("RandomSeed").get<uint64_t>();
+    }
+  } else {
+    fail(pointer + "/FillType", what + " FillType '" + fill +
+                                    "' is not supported; expected Constant or Random (for data "
+                                    "from a file, write a YAML spec)");
+  }
+}
+
+void T1Reader::read_arguments(const json& kernel, Spec* spec) {
+  const std::string at = "/KernelSpecification/Arguments";
+  if (!kernel.contains("Arguments")) {
+    fail("/KernelSpecification",
+         "KernelSpecification has no 'Arguments'; expected the kernel's "
+         "arguments in order");
+  }
+  const json& arguments = kernel.at("Arguments");
+  if (!arguments.is_array()) fail(at, "Arguments must be a list");
+  context_.where["arguments"] = where_.at(at);
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    ArgumentSpec arg;
+    read_argument(arguments[i], at + "/" + std::to_string(i), &arg);
+    spec->arguments.push_back(std::move(arg));
+  }
+}
+
+void T1Reader::read_launch(const json& kernel, Spec* spec) {
+  const std::string at = "/KernelSpecification";
+  LaunchSpec launch;
+  launch.kernel_name = spec->kernel_name;
+  launch.where = where_.at(at);
+  for (size_t a = 0; a < spec->arguments.size(); ++a) launch.arguments.push_back(a);
+  std::string size_type = "CUDA";
+  if (kernel.contains("GlobalSizeType")) {
+    size_type = string_at(kernel.at("GlobalSizeType"), at + "/GlobalSizeType");
+  }
+  if (size_type != "CUDA" && size_type != "OpenCL") {
+    fail(at + "/GlobalSizeType", "GlobalSizeType '" + size_type +
+                                     "' is not supported; expected CUDA (GlobalSize is the grid) "
+                                     "or OpenCL (GlobalSize counts threads)");
+  }
+  const json& global = member(kernel, at, "GlobalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  const json& local = member(kernel, at, "LocalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  for (const char* axis : {"X", "Y", "Z"}) {
+    const bool in_global = global.contains(axis), in_local = local.contains(axis);
+    if (!in_global && !in_local) break;
+    const std::string g_pointer = at + "/GlobalSize/" + axis;
+    const std::string l_pointer = at + "/LocalSize/" + axis;
+    const std::string block = in_local ? expression_at(local.at(axis), l_pointer) : "1";
+    std::string grid = in_global ? expression_at(global.at(axis), g_pointer) : "1";
+    if (size_type == "OpenCL") grid = "ceil((" + grid + ") / (" + block + "))";
+    launch.block.push_back({block, where_.at(l_pointer)});
+    launch.grid.push_back({grid, where_.at(g_pointer)});
+  }
+  if (launch.block.empty()) fail(at + "/LocalSize", "LocalSize has no X; expected at least X");
+  if (kernel.contains("SharedMemory")) {
+    const json& shared = kernel.at("SharedMemory");
+    if (!(shared.is_number() && shared.get<double>() == 0)) {
+      launch.dynamic_shared_bytes =
+          ExprText{expression_at(shared, at + "/SharedMemory"), where_.at(at + "/SharedMemory")};
+    }
+  }
+  spec->launches_where = where_.at(at);
+  spec->launches.push_back(std::move(launch));
+}
+
+// The schema's Budget is a list; BAT writes one object. The first budget of each kind counts.
+void T1Reader::read_budget(const json& root, Spec* spec) {
+  if (!root.contains("Budget")) return;
+  const json& budget = root.at("Budget");
+  const std::string at = "/Budget";
+  std::vector<std::pair<const json*, std::string>> items;
+  if (budget.is_object()) {
+    items.push_back({&budget, at});
+  } else if (budget.is_array()) {
+    for (size_t i = 0; i < budget.size(); ++i) {
+      items.push_back({&budget[i], at + "/" + std::to_string(i)});
+    }
+  } else {
+    fail(at, "Budget must be a list of {Type, BudgetValue}");
+  }
+  for (const auto& [item, pointer] : items) {
+    const std::string type = string_at(
+        member(*item, pointer, "Type", "ConfigurationCount or TuningDuration"), pointer + "/Type");
+    const json& value = member(*item, pointer, "BudgetValue", "a positive number");
+    if (!value.is_number() || value.get<double>() <= 0) {
+      fail(pointer + "/BudgetValue", "BudgetValue must be a positive number");
+    }
+    if (type == "ConfigurationCount") {
+      spec->search.budget_evaluations = static_cast<int64_t>(value.get<double>());
+    } else if (type == "TuningDuration") {
+      spec->search.budget_seconds = value.get<double>();
+    } else {
+      fail(pointer + "/Type", "Budget type '" + type +
+                                  "' is not supported; expected ConfigurationCount or "
+                                  "TuningDuration (seconds), or give --budget");
+    }
+  }
+}
+
+void T1Reader::read_search(const json& root, Spec* spec) {
+  if (!root.contains("Search")) return;
+  const std::string pointer = "/Search/Name";
+  const std::string name =
+      string_at(member(root.at("Search"), "/Search", "Name", "a search name"), pointer);
+  static const std::vector<std::pair<std::string, std::string>> kNames = {
+      {"Random", "random"},
+      {"RandomSearch", "random"},
+      {"Deterministic", "brute_force"},
+      {"BruteForce", "brute_force"},
+      {"FullSearch", "brute_force"},
+      {"Exhaustive", "brute_force"},
+      {"SimulatedAnnealing", "annealing"},
+      {"Annealing", "annealing"},
+      {"GeneticAlgorithm", "genetic"},
+      {"Genetic", "genetic"}};
+  for (const auto& [t1, ours] : kNames) {
+    if (name == t1) {
+      spec->search.strategy = ours;
+      return;
+    }
+  }
+  spec->search.strategy = name;  // one of gputune's own names; the session checks it
+  context_.where["search/strategy"] = where_.at(pointer);
+}
+
+Spec T1Reader::read() {
+  json root;
+  try {
+    root = json::parse(text_);
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorCode::kSpec, path_ + ": invalid JSON (" + std::string(e.what()) +
+                                      "); expected a T1 tuning-problem file");
+  }
+  if (!root.is_object()) fail("", "a T1 file must be a JSON object");
+  for (const char* required : {"ConfigurationSpace", "KernelSpecification"}) {
+    if (!root.contains(required) || !root.at(required).is_object()) {
+      fail("", std::string("the T1 file has no '") + required + "' object; expected " +
+                   "ConfigurationSpace and KernelSpecification (the T1 tuning-problem format)");
+    }
+  }
+  const json& kernel = root.at("KernelSpecification");
+  reject_unmappable(kernel, "/KernelSpecification",
+                    {{"ReferenceArguments",
+                      "outputs are checked against the default configuration's output; remove "
+                      "it, or give reference data in a YAML spec"}});
+  Spec spec;
+  spec.path = path_;
+  spec.text = text_;
+  if (root.contains("General") && root.at("General").contains("BenchmarkName") &&
+      root.at("General").at("BenchmarkName").is_string()) {
+    spec.description = root.at("General").at("BenchmarkName").get<std::string>();
+  }
+  read_kernel(kernel, &spec);
+  read_problem(kernel, &spec);
+  read_parameters(root.at("ConfigurationSpace"), &spec);
+  read_arguments(kernel, &spec);
+  read_launch(kernel, &spec);
+  read_budget(root, &spec);
+  read_search(root, &spec);
+  check_spec(spec, context_);
+  return spec;
+}
+
+}  // namespace
+
+bool is_t1_path(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+Spec parse_t1_spec(const std::string& text, const std::string& path,
+                   const std::vector<std::pair<std::string, std::string>>& overrides) {
+  return T1Reader(text, path, overrides).read();
+}
+
+}  // namespace gputune

@@ -1,0 +1,181 @@
+#include "spec/t1_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "gputune/error.h"
+#include "spec/spec_loader.h"
+#include "spec/t1_json_locations.h"
+#include "spec/t1_values.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+std::string fixture_path() { return test::source_dir() + "/tests/formats/scaled_sum.json"; }
+
+std::string fixture_text() {
+  std::ifstream in(fixture_path());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_t1_spec(text, fixture_path());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<int64_t> integers(const std::vector<Value>& values) {
+  std::vector<int64_t> out;
+  for (const Value& v : values) out.push_back(static_cast<int64_t>(v.as_number()));
+  return out;
+}
+
+TEST(T1Values, PythonListForms) {
+  EXPECT_EQ(integers(t1_values("[16, 32, 64]", true)), (std::vector<int64_t>{16, 32, 64}));
+  EXPECT_EQ(integers(t1_values("list(range(32, 128+1, 32))", true)),
+            (std::vector<int64_t>{32, 64, 96, 128}));
+  EXPECT_EQ(integers(t1_values("[1] + [2*i for i in range(1,4)]", true)),
+            (std::vector<int64_t>{1, 2, 4, 6}));
+  EXPECT_EQ(integers(t1_values("[True, False]", true)), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(integers(t1_values("range(3)", true)), (std::vector<int64_t>{0, 1, 2}));
+  const std::vector<Value> names = t1_values("['row', \"col\"]", true);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0].as_symbol(), "row");
+  EXPECT_EQ(names[1].as_symbol(), "col");
+  const std::vector<Value> reals = t1_values("[0.5, 1]", false);
+  EXPECT_FALSE(reals[1].is_integer());
+  EXPECT_THROW(t1_values("{1, 2}", true), T1ValuesError);
+  EXPECT_THROW(t1_values("[]", true), T1ValuesError);
+  EXPECT_THROW(t1_values("range(1, 5, 0)", true), T1ValuesError);
+}
+
+TEST(T1JsonLocations, PointsAtKeysAndArrayElements) {
+  const std::string text = "{\n  \"a\": {\"b\": [1,\n    {\"c\": 2}]},\n  \"d\": \"x\"\n}\n";
+  JsonLocations where(text, "f.json");
+  EXPECT_EQ(where.at("/a").str(), "f.json:2:3");
+  EXPECT_EQ(where.at("/a/b").str(), "f.json:2:9");
+  EXPECT_EQ(where.at("/a/b/0").str(), "f.json:2:15");
+  EXPECT_EQ(where.at("/a/b/1").str(), "f.json:3:5");
+  EXPECT_EQ(where.at("/a/b/1/c").str(), "f.json:3:6");
+  EXPECT_EQ(where.at("/d").str(), "f.json:4:3");
+  EXPECT_EQ(where.at("/d/missing").str(), "f.json:4:3");  // the nearest ancestor
+}
+
+TEST(T1Reader, MapsATuningProblemOntoASpec) {
+  const Spec spec = load_spec(fixture_path());  // .json goes to the T1 reader
+  EXPECT_EQ(spec.kernel_name.text, "scaled_sum");
+  EXPECT_EQ(spec.description, "scaled_sum");
+  EXPECT_TRUE(spec.parameters_as_macros);
+  EXPECT_EQ(spec.compile_options, (std::vector<std::string>{"-std=c++17"}));
+  ASSERT_EQ(spec.problem.size(), 1u);
+  EXPECT_EQ(spec.problem[0].first, "ProblemSize_0");
+  EXPECT_EQ(spec.problem[0].second.text, "65536");
+
+  ASSERT_EQ(spec.parameters.size(), 2u);
+  EXPECT_EQ(spec.parameters[0].name, "block_size_x");
+  EXPECT_EQ(integers(spec.parameters[0].values),
+            (std::vector<int64_t>{32, 64, 96, 128, 160, 192, 224, 256}));
+  EXPECT_EQ(integers(spec.parameters[1].values), (std::vector<int64_t>{1, 2, 4, 8}));
+  ASSERT_EQ(spec.baseline.size(), 2u);
+  EXPECT_EQ(spec.baseline[0].second.as_number(), 128);
+  ASSERT_EQ(spec.constraints.size(), 1u);
+  EXPECT_EQ(spec.constraints[0].text, "block_size_x * TILE <= 1024");
+
+  ASSERT_EQ(spec.arguments.size(), 5u);
+  EXPECT_TRUE(spec.arguments[0].output);
+  EXPECT_EQ(spec.arguments[0].count.text, "ProblemSize_0");
+  EXPECT_EQ(spec.arguments[1].fill, Fill::kRandom);
+  EXPECT_EQ(spec.arguments[1].fill_high, 2.0);
+  EXPECT_EQ(spec.arguments[1].seed, 7u);
+  EXPECT_EQ(spec.arguments[2].fill, Fill::kConstant);
+  EXPECT_EQ(spec.arguments[2].fill_value, 1.5);
+  EXPECT_FALSE(spec.arguments[3].is_buffer);
+  EXPECT_EQ(spec.arguments[3].type, ScalarType::kFloat32);
+  EXPECT_EQ(spec.arguments[4].value.text, "ProblemSize_0");
+
+  ASSERT_EQ(spec.launches.size(), 1u);
+  const LaunchSpec& launch = spec.launches[0];
+  ASSERT_EQ(launch.block.size(), 1u);
+  EXPECT_EQ(launch.block[0].text, "block_size_x");
+  // GlobalSizeType OpenCL: GlobalSize counts threads, so the grid divides it by the block.
+  EXPECT_EQ(launch.grid[0].text, "ceil((ProblemSize_0 / TILE) / (block_size_x))");
+  EXPECT_EQ(spec.search.strategy, "random");
+  EXPECT_EQ(spec.search.budget_evaluations, 20);
+}
+
+TEST(T1Reader, SetChangesTheProblemSize) {
+  const Spec spec = load_spec(fixture_path(), {{"ProblemSize_0", "4096"}});
+  EXPECT_EQ(spec.problem[0].second.text, "4096");
+  try {
+    load_spec(fixture_path(), {{"n", "4096"}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ProblemSize_0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(T1Reader, CudaGlobalSizeIsTheGrid) {
+  const Spec spec = parse_t1_spec(
+      replaced(fixture_text(), "\"GlobalSizeType\": \"OpenCL\"", "\"GlobalSizeType\": \"CUDA\""),
+      fixture_path());
+  EXPECT_EQ(spec.launches[0].grid[0].text, "ProblemSize_0 / TILE");
+}
+
+TEST(T1Reader, UnmappableFeaturesAreRefusedWithWhereAndWhatInstead) {
+  const std::string text = fixture_text();
+  const std::string symbol = error_of(
+      replaced(text,
+               "\"Size\": \"ProblemSize[0]\",\n                \"MemoryType\": \"Vector\",\n"
+               "                \"AccessType\": \"ReadOnly\",\n                \"FillType\": "
+               "\"Constant\"",
+               "\"Size\": \"ProblemSize[0]\",\n                \"MemoryType\": \"Symbol\",\n"
+               "                \"AccessType\": \"ReadOnly\",\n                \"FillType\": "
+               "\"Constant\""));
+  EXPECT_NE(symbol.find("scaled_sum.json:73:17: argument 'y' is a Symbol"), std::string::npos)
+      << symbol;
+  const std::string opencl =
+      error_of(replaced(text, "\"Language\": \"CUDA\"", "\"Language\": \"OpenCL\""));
+  EXPECT_NE(opencl.find("Language 'OpenCL' is not supported"), std::string::npos) << opencl;
+  const std::string half = error_of(replaced(text,
+                                             "\"Name\": \"a\",\n                "
+                                             "\"Type\": \"float\"",
+                                             "\"Name\": \"a\",\n                "
+                                             "\"Type\": \"half\""));
+  EXPECT_NE(half.find("type 'half'"), std::string::npos) << half;
+  const std::string fill =
+      error_of(replaced(text, "\"FillType\": \"Constant\"", "\"FillType\": \"BinaryHDF\""));
+  EXPECT_NE(fill.find("FillType 'BinaryHDF' is not supported"), std::string::npos) << fill;
+  const std::string budget =
+      error_of(replaced(text, "\"ConfigurationCount\"", "\"ConfigurationFraction\""));
+  EXPECT_NE(budget.find("Budget type 'ConfigurationFraction'"), std::string::npos) << budget;
+  const std::string values =
+      error_of(replaced(text, "\"[1, 2] + list(range(4, 9, 4))\"", "\"{1, 2}\""));
+  EXPECT_NE(values.find("scaled_sum.json:18:17: parameter 'TILE' Values"), std::string::npos)
+      << values;
+  const std::string missing = error_of(replaced(text, "\"KernelSpecification\"", "\"Kernel\""));
+  EXPECT_NE(missing.find("no 'KernelSpecification'"), std::string::npos) << missing;
+}
+
+TEST(T1Reader, CheckErrorsPointIntoTheFile) {
+  const std::string error = error_of(
+      replaced(fixture_text(), "block_size_x * TILE <= 1024", "block_size_x * TYLE <= 1024"));
+  EXPECT_NE(error.find("scaled_sum.json:25:"), std::string::npos) << error;
+  EXPECT_NE(error.find("did you mean 'TILE'"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace gputune
