@@ -248,7 +248,9 @@ std::string format_warnings(const std::vector<Measurement>& measurements) {
     }
     out += "  " + who + ":\n";
     std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) out += "    " + line + "\n";
+    for (std::string line; std::getline(lines, line);) {
+      out += (line.empty() ? "" : "    ") + line + "\n";
+    }
   }
   return out;
 }
