@@ -18,6 +18,9 @@ struct Measurement {
   double time_ms = 0;   // warm-up and timed samples
   int registers = 0, shared_bytes = 0, spill_bytes = 0;
   std::string message;  // NVRTC log, checker diff, CUDA error name, ...
+  // What the compiler warned about in a compile that succeeded ("" when nothing): its log
+  // without ptxas's resource report.
+  std::string compiler_warnings;
 
   double median_ms() const;  // NaN without samples
   double spread() const;     // (p90 - p10) / median; 0 with fewer than 2 samples

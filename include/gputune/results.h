@@ -26,6 +26,12 @@ struct BufferInfo {
   std::string type;  // "float32", ...
   uint64_t count = 0;
 };
+// Configs left out before compiling because they break a limit of the device (or of the
+// compile target), as a constraint would.
+struct PrunedConfigs {
+  std::string reason;  // "exceed 1024 threads per block"
+  uint64_t configs = 0;
+};
 struct ProblemInfo {
   std::string title;         // "spaces/transpose.yaml n=8192"
   std::string problem_json;  // {"n":8192}
@@ -33,6 +39,7 @@ struct ProblemInfo {
   std::vector<DimensionInfo> dimensions;
   uint64_t size = 0, variants = 0, baseline_index = 0;
   std::vector<BufferInfo> buffers;
+  std::vector<PrunedConfigs> pruned;  // only limits that pruned some config
 };
 
 // The report `gputune search` prints: variants fastest first, then the failures.
@@ -43,6 +50,8 @@ class ResultReport {
   std::string table(size_t top) const;
   // One JSON document; kAllRows lists every correct variant (the records front ends build on).
   std::string json(size_t top) const;
+  // Each distinct compiler warning after the variants that got it; "" when none did.
+  std::string compiler_warnings() const;
   static constexpr size_t kAllRows = static_cast<size_t>(-1);
   bool empty() const { return !report_; }
 

@@ -81,8 +81,10 @@ struct SearchOutcome {
 // the variants in flight once `stop` becomes true, and what was measured is stored.
 SearchOutcome search(const SearchRequest& request, const ProgressCallback& progress = {},
                      const std::atomic<bool>* stop = nullptr);
-// The compile-only summary `gputune search --compile-only` prints (table or --json).
-std::string compile_only_text(const SearchOutcome& outcome, bool json);
+// The compile-only summary `gputune search --compile-only` prints (table or --json): each
+// failure's first error line, or with `diagnostics` its whole log and every compiler warning
+// (the JSON always has both).
+std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diagnostics = false);
 
 // Specs: a file or a shipped spec's name (catalog: $GPUTUNE_SPACES, the install, the source
 // tree in a development build), or YAML text.

@@ -189,6 +189,20 @@ def test_signature_names_list_arguments():
     assert r.spec["arguments"][0]["output"]
 
 
+def test_progress_names_the_phase():
+    phases = []
+    _, kwargs = tune_kwargs(compile_only=True, progress=lambda p: phases.append(p["phase"]))
+    gputune.tune(**kwargs)
+    assert phases and set(phases) == {"compiling"}
+
+
+def test_oversize_blocks_are_pruned_before_compiling():
+    _, kwargs = tune_kwargs(compile_only=True,
+                            params={"THREADS": [256, 512, 1024, 2048], "ITEMS": [1, 2, 4]})
+    r = gputune.tune(**kwargs)
+    assert len(r.df) == 9, "THREADS=2048 is over the 1024 threads a block may have"
+
+
 def test_interrupt_keeps_what_was_done():
     calls = []
 

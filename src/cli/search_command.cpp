@@ -56,6 +56,9 @@ int run(const std::vector<std::string>& args) {
       "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
       "per variant (an explicit --max-seconds wins)");
   add("quiet,q", "no progress on stderr");
+  add("warnings",
+      "after the results, each compiler warning with the variants that got it; with "
+      "--compile-only, each failure's whole log too (the database keeps both)");
   add("compile-only", "only compile every variant (no GPU needed) and report failures");
   add("arch", po::value<std::string>()->default_value("sm_90"),
       "target architecture with --compile-only");
@@ -100,11 +103,12 @@ int run(const std::vector<std::string>& args) {
     outcome = search(request, std::ref(printer), &install_interrupt_handler());
   }
   if (outcome.compile_only) {
-    std::cout << compile_only_text(outcome, json);
+    std::cout << compile_only_text(outcome, json, vm.count("warnings") > 0);
     return outcome.compile_failures() ? kSomeVariantsFailed : 0;
   }
   size_t top = vm["top"].as<size_t>();
   std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
+  if (!json && vm.count("warnings")) std::cout << outcome.report.compiler_warnings();
   return outcome.interrupted ? kInterrupted : 0;
 }
 

@@ -19,6 +19,7 @@ int run(const std::vector<std::string>& args) {
   auto add = options.add_options();
   add("db", po::value<std::string>()->default_value("gputune.db"), "database file");
   add("json", "write JSON to stdout instead of a table");
+  add("warnings", "each workload's compiler warnings, with the variants that got them");
   add("help,h", "show this help");
   Parsed parsed = parse(args, options, {});
   if (parsed.help) {
@@ -46,6 +47,9 @@ int run(const std::vector<std::string>& args) {
       }
     }
     if (vm.count("json")) {
+      if (vm.count("warnings")) {
+        row["compiler_warnings"] = load_stored(db, w.id).report.compiler_warnings();
+      }
       out.push_back(row);
       continue;
     }
@@ -57,6 +61,7 @@ int run(const std::vector<std::string>& args) {
       if (speedup > 0) std::printf(" (%.2fx the baseline)", speedup);
       std::printf(": %s\n", config_text(w.best->config).c_str());
     }
+    if (vm.count("warnings")) std::cout << load_stored(db, w.id).report.compiler_warnings();
   }
   if (vm.count("json")) std::cout << out.dump(2) << "\n";
   return 0;

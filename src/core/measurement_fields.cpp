@@ -20,6 +20,8 @@ const std::vector<MeasurementField>& measurement_fields() {
       {"shared_bytes", FieldKind::kInteger, &M::shared_bytes},
       {"spill_bytes", FieldKind::kInteger, &M::spill_bytes},
       {"message", FieldKind::kText, &M::message},
+      // Added with schema 3: older rows read as "". Recordings never held it.
+      {"compiler_warnings", FieldKind::kText, &M::compiler_warnings, false, true},
   };
   return fields;
 }

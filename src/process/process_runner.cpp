@@ -29,6 +29,7 @@ enum : uint32_t {
   kResult = 5,     // worker: a Measurement
   kBandwidth = 6,  // driver: measure the copy bandwidth
   kBandwidthResult = 7,
+  kPhase = 8,  // worker: the SearchPhase it enters
 };
 
 // Launches a variant may get beyond the timing budget: the checked run, warm-up, the fewest
@@ -47,9 +48,16 @@ int send_fatal(int fd, const Error& e) {
   return 1;
 }
 
+bool send_phase(int fd, SearchPhase phase) {
+  wire::Writer w;
+  w.i64(static_cast<int64_t>(phase));
+  return ipc::write_frame(fd, kPhase, w.data());
+}
+
 int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
   std::unique_ptr<Runner> runner;
   try {
+    if (!send_phase(fd, SearchPhase::kFillingInputs)) return 0;
     runner = factory(ordinal);
     wire::Writer hello;
     wire::put(hello, runner->device());
@@ -143,6 +151,7 @@ struct ProcessRunner::Impl {
 
   RunnerFactory factory;
   WatchdogOptions watchdog;
+  PhaseListener on_phase;
   std::vector<Worker> workers;
   std::vector<DeviceInfo> devices;
   std::optional<Candidate> baseline;
@@ -191,8 +200,23 @@ struct ProcessRunner::Impl {
     }
   }
 
-  // Waits for the next frame of a worker that is being set up; its failures are the search's.
+  void heard_phase(const std::string& payload) {
+    wire::Reader reader(payload);
+    const auto phase = static_cast<SearchPhase>(reader.i64());
+    if (on_phase) on_phase(phase);
+  }
+
+  // Waits for the next frame of a worker that is being set up, past its phase messages; its
+  // failures are the search's.
   uint32_t await(Worker* w, std::string* payload) {
+    for (;;) {
+      const uint32_t type = await_frame(w, payload);
+      if (type != kPhase) return type;
+      heard_phase(*payload);
+    }
+  }
+
+  uint32_t await_frame(Worker* w, std::string* payload) {
     while (ipc::readable({w->child.fd}, 100).empty()) {
       if (Clock::now() >= w->deadline) {
         ipc::kill_child(&w->child);
@@ -291,6 +315,7 @@ struct ProcessRunner::Impl {
     uint32_t type = 0;
     std::string payload;
     if (!ipc::read_frame(w->child.fd, &type, &payload)) return died(w);
+    if (type == kPhase) return heard_phase(payload);
     wire::Reader reader(payload);
     if (type == kFatal) {
       Error e = wire::get_error(reader);
@@ -387,11 +412,12 @@ struct ProcessRunner::Impl {
 };
 
 ProcessRunner::ProcessRunner(std::vector<int> ordinals, RunnerFactory factory,
-                             WatchdogOptions watchdog)
+                             WatchdogOptions watchdog, PhaseListener on_phase)
     : impl_(std::make_unique<Impl>()) {
   if (ordinals.empty()) throw Error(ErrorCode::kUsage, "no GPU to run on");
   impl_->factory = std::move(factory);
   impl_->watchdog = watchdog;
+  impl_->on_phase = std::move(on_phase);
   impl_->workers.resize(ordinals.size());
   for (size_t i = 0; i < ordinals.size(); ++i) {
     impl_->workers[i].ordinal = ordinals[i];
@@ -515,6 +541,11 @@ std::vector<std::pair<uint64_t, Measurement>> ProcessRunner::poll(int timeout_ms
   return out;
 }
 
+PhaseListener ProcessRunner::set_phase_listener(PhaseListener listener) {
+  std::swap(impl_->on_phase, listener);
+  return listener;
+}
+
 double ProcessRunner::limit_s() const { return impl_->limit(); }
 const ProcessRunnerStats& ProcessRunner::stats() const { return impl_->stats; }
 
@@ -527,7 +558,8 @@ std::vector<int> ProcessRunner::worker_pids() const {
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
                                                    const TimingOptions& timing, Compiler& compiler,
-                                                   WatchdogOptions watchdog) {
+                                                   WatchdogOptions watchdog,
+                                                   PhaseListener on_phase) {
   watchdog.timing_s = timing.max_seconds + timing.warmup_ms / 1e3;
   OutputCheckers checkers;
   for (const DeviceInfo& gpu : list_gpus()) {
@@ -540,7 +572,7 @@ std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
   return std::make_unique<ProcessRunner>(
       std::move(ordinals),
       [p, timing, checkers](int ordinal) { return make_gpu_runner(*p, ordinal, timing, checkers); },
-      watchdog);
+      watchdog, std::move(on_phase));
 }
 
 }  // namespace gputune

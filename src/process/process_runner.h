@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "gputune/progress.h"
 #include "run/runner.h"
 
 namespace gputune {
@@ -38,6 +39,9 @@ struct ProcessRunnerStats {
   int64_t crashes = 0;  // workers that died on their own
 };
 
+// Hears what a GPU worker is doing while the driver waits for it (filling inputs, ...).
+using PhaseListener = std::function<void(SearchPhase)>;
+
 // Makes the Runner a worker process holds: make_gpu_runner in production, a stand-in in tests.
 using RunnerFactory = std::function<std::unique_ptr<Runner>(int ordinal)>;
 
@@ -48,9 +52,12 @@ using RunnerFactory = std::function<std::unique_ptr<Runner>(int ordinal)>;
 // on its own gets the variant once more, then it is a kRuntimeError. The constructor waits
 // until every worker is up; GPUs must be identical (DeviceInfo::key()), since their results
 // go to one workload. Throws the worker's Error (kNoGpu, ...) when one cannot start.
+// A worker says kFillingInputs as it starts (making its runner allocates and fills the
+// inputs); `on_phase` hears it, then whatever set_phase_listener() gives.
 class ProcessRunner : public AsyncRunner {
  public:
-  ProcessRunner(std::vector<int> ordinals, RunnerFactory factory, WatchdogOptions watchdog);
+  ProcessRunner(std::vector<int> ordinals, RunnerFactory factory, WatchdogOptions watchdog,
+                PhaseListener on_phase = {});
   ~ProcessRunner() override;
   ProcessRunner(const ProcessRunner&) = delete;
   ProcessRunner& operator=(const ProcessRunner&) = delete;
@@ -66,6 +73,7 @@ class ProcessRunner : public AsyncRunner {
   uint64_t submit(Candidate candidate) override;
   std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) override;
 
+  PhaseListener set_phase_listener(PhaseListener listener);  // returns the one it replaces
   double limit_s() const;  // what the watchdog allows the next variant
   const ProcessRunnerStats& stats() const;
   std::vector<int> worker_pids() const;  // for tests
@@ -81,6 +89,7 @@ class ProcessRunner : public AsyncRunner {
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
                                                    const TimingOptions& timing, Compiler& compiler,
-                                                   WatchdogOptions watchdog = {});
+                                                   WatchdogOptions watchdog = {},
+                                                   PhaseListener on_phase = {});
 
 }  // namespace gputune

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "compile/compiler_log.h"
 #include "search/async_adapters.h"
 #include "search/compile_outcome.h"
 #include "search/progress_tracker.h"
@@ -14,6 +15,7 @@ std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
                                      const std::atomic<bool>* stop) {
   const SearchSpace& space = problem.space();
   ProgressTracker tracker(valid_total(space), progress);
+  tracker.set_phase(SearchPhase::kCompiling);
   SerialCompiles serial(compiler);
   auto* service = dynamic_cast<CompileService*>(&compiler);
   CompileService& compiles = service != nullptr ? *service : serial;
@@ -41,6 +43,7 @@ std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
         m.registers = kernel.registers;
         m.shared_bytes = kernel.shared_bytes;
         m.spill_bytes = kernel.spill_bytes;
+        m.compiler_warnings = compiler_warnings(kernel.log);
       }
       submitted.erase(it);
       tracker.add(m, true);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compile/compiler_log.h"
 #include "search/compile_outcome.h"
 #include "search/search.h"
 #include "search/search_record.h"
@@ -85,6 +86,7 @@ void EvaluationPipeline::dispatch() {
     if (slot.state != Slot::State::kCompiled) continue;
     run_seq_[parts_.gpu.submit(slot.candidate)] = first_seq_ + i;
     slot.state = Slot::State::kRunning;
+    tracker_.set_phase(SearchPhase::kMeasuring);
   }
 }
 
@@ -162,7 +164,9 @@ void EvaluationPipeline::wait_and_collect() {
     if (it == run_seq_.end()) continue;
     Slot& slot = slot_of(it->second);
     run_seq_.erase(it);
+    m.compiler_warnings = compiler_warnings(slot.candidate.kernel.log);
     slot.candidate = {};
+    tracker_.set_phase(SearchPhase::kMeasuring);  // again, after a worker filled its inputs anew
     complete(slot, std::move(m));
   }
 }

@@ -22,6 +22,12 @@ void ProgressTracker::add(const Measurement& m, bool measured) {
   }
 }
 
+void ProgressTracker::set_phase(SearchPhase phase) {
+  if (phase == progress_.phase) return;
+  progress_.phase = phase;
+  report();
+}
+
 void ProgressTracker::report() {
   progress_.elapsed_s = seconds_since(start_);
   if (callback_) callback_(progress_);

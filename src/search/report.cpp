@@ -5,8 +5,10 @@
 #include <cstdarg>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
+#include "compile/compiler_log.h"
 #include "core/config_codec.h"
 
 namespace gputune {
@@ -108,6 +110,22 @@ std::string config_text(const std::string& config_json) {
   return out;
 }
 
+std::string pruned_text(const std::vector<PrunedConfigs>& pruned) {
+  std::string out;
+  for (const PrunedConfigs& p : pruned) {
+    out += "pruned: " + std::to_string(p.configs) + (p.configs == 1 ? " config " : " configs ") +
+           p.reason + "\n";
+  }
+  return out;
+}
+
+nlohmann::json pruned_json(const std::vector<PrunedConfigs>& pruned) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PrunedConfigs& p : pruned)
+    out.push_back({{"reason", p.reason}, {"configs", p.configs}});
+  return out;
+}
+
 Report make_report(std::string title, const DeviceInfo& device, double copy_bandwidth_gbs,
                    const std::optional<Measurement>& baseline,
                    const std::vector<Measurement>& measurements, const Metrics& metrics) {
@@ -174,14 +192,17 @@ std::string format_table(const Report& report, size_t top) {
     counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + status;
   }
   out += "variants: " + (counts.empty() ? std::string("none") : counts) + "\n";
+  out += pruned_text(report.pruned);
   size_t failures_shown = 0;
   for (const auto& m : report.failed) {
     if (failures_shown++ == 5) {
       out += printf_string("  ... %zu more failures\n", report.failed.size() - 5);
       break;
     }
-    out += std::string("  ") + status_name(m.status) + ": " + config_text(m.config) + ": " +
-           first_line(m.message) + "\n";
+    const std::string what =
+        m.status == Status::kCompileError ? first_error_line(m.message) : first_line(m.message);
+    out += std::string("  ") + status_name(m.status) + ": " + config_text(m.config) + ": " + what +
+           "\n";
   }
   if (report.search) {
     const SearchRecord& s = *report.search;
@@ -201,6 +222,45 @@ std::string format_table(const Report& report, size_t top) {
     out += printf_string(")%s\n", s.interrupted ? ", interrupted: run again to resume" : "");
   }
   return out;
+}
+
+std::string format_warnings(const std::vector<Measurement>& measurements) {
+  constexpr size_t kConfigsShown = 3;
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_text;  // first seen first
+  std::set<uint64_t> seen;
+  for (const Measurement& m : measurements) {
+    if (m.compiler_warnings.empty() || !seen.insert(m.config_index).second) continue;
+    auto group = std::find_if(by_text.begin(), by_text.end(),
+                              [&](const auto& g) { return g.first == m.compiler_warnings; });
+    if (group == by_text.end()) group = by_text.insert(by_text.end(), {m.compiler_warnings, {}});
+    group->second.push_back(config_text(m.config));
+  }
+  if (by_text.empty()) return "";
+  std::string out = "compiler warnings (" + std::to_string(seen.size()) +
+                    (seen.size() == 1 ? " variant" : " variants") + "):\n";
+  for (const auto& [text, configs] : by_text) {
+    std::string who;
+    for (size_t i = 0; i < std::min(configs.size(), kConfigsShown); ++i) {
+      who += (i > 0 ? "; " : "") + configs[i];
+    }
+    if (configs.size() > kConfigsShown) {
+      who += printf_string(" and %zu more", configs.size() - kConfigsShown);
+    }
+    out += "  " + who + ":\n";
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      out += (line.empty() ? "" : "    ") + line + "\n";
+    }
+  }
+  return out;
+}
+
+std::string format_warnings(const Report& report) {
+  std::vector<Measurement> all;
+  if (report.baseline) all.push_back(*report.baseline);
+  for (const ReportRow& row : report.ok) all.push_back(row.measurement);
+  all.insert(all.end(), report.failed.begin(), report.failed.end());
+  return format_warnings(all);
 }
 
 std::string format_json(const Report& report, size_t top) {
@@ -225,6 +285,7 @@ std::string format_json(const Report& report, size_t top) {
   j["failed"] = nlohmann::json::array();
   for (const auto& m : report.failed) j["failed"].push_back(measurement_json(m));
   j["status_counts"] = report.status_counts;
+  if (!report.pruned.empty()) j["pruned"] = pruned_json(report.pruned);
   if (report.search) {
     const SearchRecord& s = *report.search;
     j["search"] = {

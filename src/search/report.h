@@ -30,6 +30,7 @@ struct Report {
   std::vector<ReportRow> ok;  // fastest first
   std::vector<Measurement> failed;
   std::map<std::string, int64_t> status_counts;
+  std::vector<PrunedConfigs> pruned;  // left out before compiling, by a device limit
   std::optional<SearchRecord> search;
 };
 
@@ -47,9 +48,15 @@ Report make_report(std::string title, const DeviceInfo& device, double copy_band
                    const std::vector<Measurement>& measurements, const Metrics& metrics);
 
 std::string config_text(const std::string& config_json);  // {"A":1,"B":"x"} -> "A=1 B=x"
+// "pruned: 12 configs exceed 1024 threads per block\n" per limit; "" when none pruned any.
+std::string pruned_text(const std::vector<PrunedConfigs>& pruned);
+nlohmann::json pruned_json(const std::vector<PrunedConfigs>& pruned);
 // One measurement as the JSON report writes it (a row of "results" or "failed").
 nlohmann::json measurement_json(const Measurement& m);
 std::string format_table(const Report& report, size_t top);
+// Each distinct compiler warning, indented, after the variants that got it; "" when none did.
+std::string format_warnings(const std::vector<Measurement>& measurements);
+std::string format_warnings(const Report& report);          // its baseline and every stored variant
 std::string format_json(const Report& report, size_t top);  // one JSON document
 
 }  // namespace gputune

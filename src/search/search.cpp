@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "compile/compiler_log.h"
 #include "gputune/error.h"
 #include "process/process_runner.h"
 #include "search/async_adapters.h"
@@ -15,6 +16,23 @@
 namespace gputune {
 
 namespace {
+
+// Routes a ProcessRunner's worker phases to the search while it runs, and no longer after.
+class PhaseListenerScope {
+ public:
+  PhaseListenerScope(ProcessRunner* runner, PhaseListener listener) : runner_(runner) {
+    if (runner_ != nullptr) previous_ = runner_->set_phase_listener(std::move(listener));
+  }
+  ~PhaseListenerScope() {
+    if (runner_ != nullptr) runner_->set_phase_listener(std::move(previous_));
+  }
+  PhaseListenerScope(const PhaseListenerScope&) = delete;
+  PhaseListenerScope& operator=(const PhaseListenerScope&) = delete;
+
+ private:
+  ProcessRunner* runner_;
+  PhaseListener previous_;
+};
 
 // Finds or creates the workload this search stores its results under.
 int64_t open_workload(const Problem& problem, const DeviceInfo& device, Store& store) {
@@ -64,11 +82,13 @@ Measurement run_baseline(const Problem& problem, const std::string& arch, Compil
   if (!kernel.ok) {
     throw Error(ErrorCode::kSpec, problem.spec().baseline_where.message(
                                       "the baseline does not compile, so nothing can be "
-                                      "checked against it:\n" +
-                                      kernel.log));
+                                      "checked against it: " +
+                                      first_error_line(kernel.log) + "\n" + kernel.log));
   }
   account_compilation(record, kernel);
+  std::string warnings = compiler_warnings(kernel.log);
   Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel)});
+  baseline.compiler_warnings = std::move(warnings);
   account_measurement(record, baseline);
   if (problem.space().valid(index) && (options.force || !stored.contains(index))) {
     store.commit(workload, {baseline});
@@ -118,14 +138,19 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                             options.budget_seconds.value_or(spec.search.budget_seconds), start);
   auto strategy = make_strategy(record.strategy, record.seed);
 
+  ProgressTracker tracker(budget.total(problem.space()), progress);
+  auto* process_runner = dynamic_cast<ProcessRunner*>(&runner);
+  // A GPU worker started again mid-search fills its inputs anew: that shows as its phase.
+  PhaseListenerScope worker_phases(process_runner,
+                                   [&tracker](SearchPhase phase) { tracker.set_phase(phase); });
   StoredResults stored(store.measured(result.workload), options.force);
+  tracker.set_phase(SearchPhase::kBaseline);
   result.baseline = run_baseline(problem, arch, compiles, runner, options, store, result.workload,
                                  stored, record);
 
-  ProgressTracker tracker(budget.total(problem.space()), progress);
   strategy->start(strategy_context(problem, store, result.workload, runner.device().sm_count,
                                    options.use_prior));
-  tracker.report();
+  tracker.set_phase(SearchPhase::kCompiling);
 
   const bool pipelined = async_runner != nullptr || compiles.parallelism() > 1;
   const size_t depth = pipeline_depth(options.pipeline, options.batch, pipelined,
@@ -135,9 +160,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   result.evaluated = pipeline.run(stop);
 
   record.interrupted = stop && *stop;
-  if (const auto* process_runner = dynamic_cast<const ProcessRunner*>(&runner)) {
-    record.worker_restarts = process_runner->stats().restarts;
-  }
+  if (process_runner != nullptr) record.worker_restarts = process_runner->stats().restarts;
   record.wall_s = seconds_since(start);
   store.record_search(result.workload, record);
   return result;

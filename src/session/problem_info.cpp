@@ -18,6 +18,7 @@ ProblemInfo problem_info_of(const Problem& problem) {
   for (const BufferShape& b : problem.buffers()) {
     info.buffers.push_back({b.name, type_name(b.type), b.count});
   }
+  info.pruned = problem.pruned();
   return info;
 }
 

@@ -16,6 +16,10 @@ std::string ResultReport::json(size_t top) const {
   return report_ ? format_json(*report_, top) : std::string("{}");
 }
 
+std::string ResultReport::compiler_warnings() const {
+  return report_ ? format_warnings(*report_) : std::string();
+}
+
 double WorkloadInfo::speedup() const {
   if (!best || !baseline || baseline->status != Status::kOk) return 0;
   return baseline->median_ms() / best->median_ms();

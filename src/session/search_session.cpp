@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "compile/compiler_log.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "process/compile_pool.h"
@@ -217,6 +218,7 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
                   store.measured(result.workload), metrics_of(problem)));
   report->search = result.record;
+  report->pruned = problem.pruned();
   SearchOutcome outcome;
   outcome.interrupted = result.record.interrupted;
   outcome.workload = result.workload;
@@ -270,8 +272,14 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   } else {
     const TimingOptions timing = timing_options(request);
     const WatchdogOptions watchdog = watchdog_options(request);
-    auto runner =
-        make_process_runner(problem, device_ordinals(request), timing, *compiler, watchdog);
+    const auto announce = [&progress](SearchPhase phase) {
+      SearchProgress starting;
+      starting.phase = phase;
+      if (progress) progress(starting);
+    };
+    announce(SearchPhase::kStarting);
+    auto runner = make_process_runner(problem, device_ordinals(request), timing, *compiler,
+                                      watchdog, announce);
     const std::string db = request.db.value_or("gputune.db");
     auto store = open_sqlite_store(db);
     outcome = search_and_report(problem, *runner, *compiler, *store, options, progress, stop);
@@ -283,15 +291,22 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   return outcome;
 }
 
-std::string compile_only_text(const SearchOutcome& outcome, bool json) {
+std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diagnostics) {
   const size_t failed = outcome.compile_failures();
   std::ostringstream out;
   if (json) {
     nlohmann::json failures = nlohmann::json::array();
+    nlohmann::json warnings = nlohmann::json::array();
     for (const auto& m : outcome.compiled) {
+      if (!m.compiler_warnings.empty()) {
+        warnings.push_back({{"index", m.config_index},
+                            {"config", nlohmann::json::parse(m.config)},
+                            {"compiler_warnings", m.compiler_warnings}});
+      }
       if (m.status == Status::kOk) continue;
       failures.push_back({{"index", m.config_index},
                           {"config", nlohmann::json::parse(m.config)},
+                          {"error", first_error_line(m.message)},
                           {"log", m.message}});
     }
     nlohmann::json document = {{"spec", outcome.spec.path},
@@ -299,15 +314,20 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json) {
                                {"compiled", outcome.compiled.size()},
                                {"failed", failed},
                                {"failures", failures}};
+    if (!warnings.empty()) document["warnings"] = warnings;
+    if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
     out << document.dump(2) << "\n";
     return out.str();
   }
   for (const auto& m : outcome.compiled) {
     if (m.status == Status::kOk) continue;
-    out << "compile error: " << config_text(m.config) << "\n" << m.message << "\n";
+    out << "compile error: " << config_text(m.config) << ": "
+        << (diagnostics ? "\n" + m.message : first_error_line(m.message)) << "\n";
   }
+  if (diagnostics) out << format_warnings(outcome.compiled);
   out << outcome.compiled.size() << " variants compiled for " << outcome.arch << ", " << failed
-      << " failed\n";
+      << " failed\n"
+      << pruned_text(outcome.problem.pruned);
   return out.str();
 }
 

@@ -109,11 +109,34 @@ struct Problem::Impl {
       if (slots[d]) *slots[d] = values[d].as_number();
     }
   }
+
+  // Whether every launch of the config has at most `limit` threads in a block. A dimension
+  // that is not a positive integer passes: variant() reports it with its location.
+  // Transforms that reshape blocks are not seen here.
+  bool block_threads_at_most(const SearchSpace& space, const std::vector<size_t>& digits,
+                             uint32_t limit) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto& dimensions = space.dimensions();
+    for (size_t d = 0; d < dimensions.size(); ++d) {
+      if (slots[d]) *slots[d] = dimensions[d].values[digits[d]].as_number();
+    }
+    for (const LaunchExpressions& launch : launches) {
+      if (launch.when && launch.when->evaluate() == 0) continue;
+      double threads = 1;
+      for (const Expression& extent : launch.block) {
+        const double value = extent.evaluate();
+        if (!is_integral(value) || value < 1) return true;
+        threads *= value;
+      }
+      if (threads > limit) return false;
+    }
+    return true;
+  }
 };
 
 Problem::Problem(Spec spec) : Problem(std::move(spec), {}) {}
 
-Problem::Problem(Spec spec, const ProblemValues& at)
+Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_block)
     : spec_(std::move(spec)), impl_(std::make_unique<Impl>()) {
   Scope& scope = impl_->scope;
   for (const auto& [name, expr] : spec_.problem) {
@@ -156,6 +179,32 @@ Problem::Problem(Spec spec, const ProblemValues& at)
                                constraint.text + "': " + e.message);
   }
 
+  if (spec_.launches.empty()) {
+    throw Error(ErrorCode::kSpec, spec_.path + ": the spec has no launch");
+  }
+  for (const LaunchSpec& launch : spec_.launches) {
+    if (launch.block.empty() || launch.block.size() > 3 || launch.grid.empty() ||
+        launch.grid.size() > 3) {
+      fail(launch.where, "block and grid need 1 to 3 dimensions each");
+    }
+    Impl::LaunchExpressions& out = impl_->launches.emplace_back();
+    for (size_t i = 0; i < launch.block.size(); ++i) {
+      out.block.push_back(compile(launch.block[i], scope, "block[" + std::to_string(i) + "]"));
+    }
+    for (size_t i = 0; i < launch.grid.size(); ++i) {
+      out.grid.push_back(compile(launch.grid[i], scope, "grid[" + std::to_string(i) + "]"));
+    }
+    if (launch.dynamic_shared_bytes) {
+      out.shared_bytes = compile(*launch.dynamic_shared_bytes, scope, "shared_bytes");
+    }
+    if (launch.when) out.when = compile(*launch.when, scope, "when");
+  }
+  space_->add_limit({"exceed " + std::to_string(max_threads_per_block) + " threads per block",
+                     [impl = impl_.get(), space = space_.get(),
+                      max_threads_per_block](const std::vector<size_t>& digits) {
+                       return impl->block_threads_at_most(*space, digits, max_threads_per_block);
+                     }});
+
   uint64_t first_valid = space_->size();
   for (uint64_t i = 0; i < space_->size(); ++i) {
     if (space_->valid(i)) {
@@ -164,6 +213,14 @@ Problem::Problem(Spec spec, const ProblemValues& at)
     }
   }
   if (first_valid == space_->size()) {
+    const std::vector<PrunedConfigs> pruned = this->pruned();
+    if (!pruned.empty()) {
+      fail(spec_.constraints_where,
+           "no config both satisfies the constraints and fits the device: " +
+               std::to_string(pruned.front().configs) + " that satisfy them " +
+               pruned.front().reason +
+               "; expected block sizes within the limit (add smaller values)");
+    }
     fail(spec_.constraints_where, "no config satisfies the constraints (" +
                                       std::to_string(space_->size()) +
                                       " configs, each fails at least one); expected constraints "
@@ -191,8 +248,14 @@ Problem::Problem(Spec spec, const ProblemValues& at)
   }
   baseline_index_ = space_->encode(digits);
   if (const int failed = space_->failed_constraint(baseline_index_); failed >= 0) {
+    const size_t constraints = space_->constraint_count();
     if (spec_.baseline_where.str().empty()) {
       baseline_index_ = first_valid;  // no baseline written: the first config that is valid
+    } else if (static_cast<size_t>(failed) >= constraints) {
+      fail(spec_.baseline_where,
+           "the baseline " + space_->describe(baseline_index_) + " has launches that " +
+               space_->limits()[failed - constraints].violation +
+               "; expected a baseline the device can launch (choose smaller block values)");
     } else {
       fail(spec_.baseline_where, "the baseline " + space_->describe(baseline_index_) +
                                      " fails constraint " + std::to_string(failed + 1) + " (" +
@@ -201,26 +264,6 @@ Problem::Problem(Spec spec, const ProblemValues& at)
     }
   }
 
-  if (spec_.launches.empty()) {
-    throw Error(ErrorCode::kSpec, spec_.path + ": the spec has no launch");
-  }
-  for (const LaunchSpec& launch : spec_.launches) {
-    if (launch.block.empty() || launch.block.size() > 3 || launch.grid.empty() ||
-        launch.grid.size() > 3) {
-      fail(launch.where, "block and grid need 1 to 3 dimensions each");
-    }
-    Impl::LaunchExpressions& out = impl_->launches.emplace_back();
-    for (size_t i = 0; i < launch.block.size(); ++i) {
-      out.block.push_back(compile(launch.block[i], scope, "block[" + std::to_string(i) + "]"));
-    }
-    for (size_t i = 0; i < launch.grid.size(); ++i) {
-      out.grid.push_back(compile(launch.grid[i], scope, "grid[" + std::to_string(i) + "]"));
-    }
-    if (launch.dynamic_shared_bytes) {
-      out.shared_bytes = compile(*launch.dynamic_shared_bytes, scope, "shared_bytes");
-    }
-    if (launch.when) out.when = compile(*launch.when, scope, "when");
-  }
   for (size_t a = 0; a < spec_.arguments.size(); ++a) {
     const ArgumentSpec& arg = spec_.arguments[a];
     if (arg.is_buffer) {
@@ -236,6 +279,15 @@ Problem::Problem(Spec spec, const ProblemValues& at)
 Problem::~Problem() = default;
 
 std::string Problem::problem_json() const { return problem_to_json(problem_values_); }
+
+std::vector<PrunedConfigs> Problem::pruned() const {
+  const std::vector<uint64_t> counts = space_->count_pruned_by_limits();
+  std::vector<PrunedConfigs> out;
+  for (size_t l = 0; l < counts.size(); ++l) {
+    if (counts[l] > 0) out.push_back({space_->limits()[l].violation, counts[l]});
+  }
+  return out;
+}
 
 std::vector<BufferShape> Problem::buffers() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);

@@ -7,6 +7,7 @@
 
 #include "core/config_codec.h"
 #include "core/expression.h"
+#include "gputune/results.h"
 #include "gputune/spec.h"
 #include "space/search_space.h"
 
@@ -39,16 +40,22 @@ struct BufferShape {
   uint64_t count = 0;
 };
 
+// The most threads a block may have on every GPU since compute capability 2.0, and so on every
+// architecture NVRTC compiles for.
+constexpr uint32_t kMaxThreadsPerBlock = 1024;
+
 // A spec at fixed problem values: its space and how to turn a config into a Variant.
 // Construction evaluates every expression once and reports problems as Error(kSpec) with the
 // spec location, e.g. an empty space after constraints or a non-integer launch dimension.
+// Configs with a launch of more than `max_threads_per_block` threads are not in the space: its
+// valid() rejects them as a constraint would, so no strategy proposes them.
 class Problem {
  public:
   explicit Problem(Spec spec);
   // The spec at other problem values: each value given here replaces its expression, the
   // others are evaluated as written (they may use the given ones). Names the spec lacks are
   // ignored.
-  Problem(Spec spec, const ProblemValues& at);
+  Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_block = kMaxThreadsPerBlock);
   ~Problem();
 
   const Spec& spec() const { return spec_; }
@@ -57,6 +64,8 @@ class Problem {
   std::string problem_json() const;  // {"n":8192}
   uint64_t baseline_index() const { return baseline_index_; }
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
+  // The configs each limit pruned, for the limits that pruned any; walks the space.
+  std::vector<PrunedConfigs> pruned() const;
 
   // Throws Error(kSpec) for a launch dimension or scalar that is not a positive integer etc.
   Variant variant(uint64_t index) const;

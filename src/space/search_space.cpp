@@ -14,14 +14,32 @@ struct SearchSpace::Impl {
   std::vector<Expression> constraints;
   std::mutex mutex;  // the scope and muparser's evaluation stack are shared state
 
-  int failed(const std::vector<Dimension>& dimensions, const std::vector<size_t>& digits) {
+  int failed(const std::vector<Dimension>& dimensions, const std::vector<SpaceLimit>& limits,
+             const std::vector<size_t>& digits) {
     for (size_t d = 0; d < dimensions.size(); ++d) {
       if (slots[d]) *slots[d] = dimensions[d].values[digits[d]].as_number();
     }
     for (size_t c = 0; c < constraints.size(); ++c) {
       if (constraints[c].evaluate() == 0) return static_cast<int>(c);
     }
+    for (size_t l = 0; l < limits.size(); ++l) {
+      if (!limits[l].holds(digits)) return static_cast<int>(constraints.size() + l);
+    }
     return -1;
+  }
+
+  // Calls `visit(failed)` for every config of the product, in index order.
+  template <typename Visit>
+  void walk(const std::vector<Dimension>& dimensions, const std::vector<SpaceLimit>& limits,
+            uint64_t size, Visit visit) {
+    std::vector<size_t> digits(dimensions.size(), 0);
+    for (uint64_t index = 0; index < size; ++index) {
+      visit(failed(dimensions, limits, digits));
+      for (size_t d = digits.size(); d-- > 0;) {  // odometer step, last dimension fastest
+        if (++digits[d] < dimensions[d].values.size()) break;
+        digits[d] = 0;
+      }
+    }
   }
 };
 
@@ -99,27 +117,35 @@ std::vector<Value> SearchSpace::values(uint64_t index) const {
   return out;
 }
 
+void SearchSpace::add_limit(SpaceLimit limit) { limits_.push_back(std::move(limit)); }
+
+size_t SearchSpace::constraint_count() const { return impl_->constraints.size(); }
+
 bool SearchSpace::valid(uint64_t index) const { return failed_constraint(index) < 0; }
 
 int SearchSpace::failed_constraint(uint64_t index) const {
   const std::vector<size_t> digits = decode(index);
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->failed(dimensions_, digits);
+  return impl_->failed(dimensions_, limits_, digits);
 }
 
 uint64_t SearchSpace::count_valid() const {
-  if (impl_->constraints.empty()) return size_;
+  if (impl_->constraints.empty() && limits_.empty()) return size_;
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  std::vector<size_t> digits(dimensions_.size(), 0);
   uint64_t count = 0;
-  for (uint64_t index = 0; index < size_; ++index) {
-    if (impl_->failed(dimensions_, digits) < 0) ++count;
-    for (size_t d = digits.size(); d-- > 0;) {  // odometer step, last dimension fastest
-      if (++digits[d] < dimensions_[d].values.size()) break;
-      digits[d] = 0;
-    }
-  }
+  impl_->walk(dimensions_, limits_, size_, [&](int failed) { count += failed < 0; });
   return count;
+}
+
+std::vector<uint64_t> SearchSpace::count_pruned_by_limits() const {
+  std::vector<uint64_t> pruned(limits_.size(), 0);
+  if (limits_.empty()) return pruned;
+  const int first_limit = static_cast<int>(impl_->constraints.size());
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->walk(dimensions_, limits_, size_, [&](int failed) {
+    if (failed >= first_limit) ++pruned[static_cast<size_t>(failed - first_limit)];
+  });
+  return pruned;
 }
 
 std::vector<uint64_t> SearchSpace::neighbours(uint64_t index) const {

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -21,8 +22,16 @@ struct Dimension {
   bool is_transform = false;
 };
 
-// The product of the dimensions' values, filtered by constraints. A config is addressed by its
-// index in the product (mixed radix, last dimension fastest); nothing is materialised.
+// A rule every config must keep besides the spec's constraints, such as the device's threads
+// per block: configs that break it are pruned like those a constraint rejects.
+struct SpaceLimit {
+  std::string violation;  // what a pruned config does: "exceed 1024 threads per block"
+  // Whether the config (each dimension's value index) keeps the limit.
+  std::function<bool(const std::vector<size_t>& digits)> holds;
+};
+
+// The product of the dimensions' values, filtered by constraints and limits. A config is addressed
+// by its index in the product (mixed radix, last dimension fastest); nothing is materialised.
 class SearchSpace {
  public:
   // `scope` holds the problem values; constraints may read them and every numeric dimension.
@@ -37,9 +46,18 @@ class SearchSpace {
   std::vector<size_t> decode(uint64_t index) const;  // value index per dimension
   uint64_t encode(const std::vector<size_t>& digits) const;
   std::vector<Value> values(uint64_t index) const;
-  bool valid(uint64_t index) const;             // every constraint holds
-  int failed_constraint(uint64_t index) const;  // -1 when valid
-  uint64_t count_valid() const;                 // walks the product
+  // Checked after the constraints, in the order added. Add limits before the space is used.
+  void add_limit(SpaceLimit limit);
+  const std::vector<SpaceLimit>& limits() const { return limits_; }
+  size_t constraint_count() const;
+
+  bool valid(uint64_t index) const;  // every constraint and limit holds
+  // -1 when valid; else the first constraint that fails, or constraint_count() + k for limit k.
+  int failed_constraint(uint64_t index) const;
+  uint64_t count_valid() const;  // walks the product
+  // Per limit, the configs that keep every constraint but break that limit (the first broken);
+  // walks the product.
+  std::vector<uint64_t> count_pruned_by_limits() const;
   // Valid configs that differ from `index` in one dimension, by one step in value order.
   std::vector<uint64_t> neighbours(uint64_t index) const;
   std::string describe(uint64_t index) const;          // "TILE=32 PAD=1"
@@ -48,6 +66,7 @@ class SearchSpace {
 
  private:
   std::vector<Dimension> dimensions_;
+  std::vector<SpaceLimit> limits_;
   std::vector<uint64_t> strides_;
   uint64_t size_ = 1;
   struct Impl;

@@ -112,9 +112,13 @@ ALTER TABLE searches ADD COLUMN jobs INTEGER;
 ALTER TABLE searches ADD COLUMN gpus INTEGER;
 ALTER TABLE searches ADD COLUMN worker_restarts INTEGER;
 )sql"},
+    // What the compiler warned about in compiles that succeeded.
+    {3, R"sql(
+ALTER TABLE measurements ADD COLUMN compiler_warnings TEXT;
+)sql"},
 };
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }

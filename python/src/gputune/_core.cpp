@@ -52,6 +52,7 @@ py::list records(const std::vector<Measurement>& measurements) {
 
 py::dict progress_dict(const SearchProgress& p) {
   py::dict out;
+  out["phase"] = phase_name(p.phase);
   out["done"] = p.done;
   out["total"] = p.total;
   out["measured"] = p.measured;

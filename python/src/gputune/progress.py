@@ -1,5 +1,6 @@
-"""Progress of a search: a tqdm bar when tqdm is installed, else one rewritten line on stderr,
-or the caller's own function."""
+"""Progress of a search, naming its phase (allocating and filling inputs, baseline, compiling,
+measuring): a tqdm bar when tqdm is installed, else one rewritten line on stderr, or the
+caller's own function."""
 
 import sys
 
@@ -11,29 +12,36 @@ class _Progress:
         self.what = what
         self.enabled = enabled
         self.bar = None
-        self.last_line = 0.0
+        self.phase = None
 
     def __call__(self, p):
         if not self.enabled:
             return
+        phase = p.get("phase", "")
         best = ""
         if p["best_ms"] > 0:
             best = "best %.4g ms" % p["best_ms"]
+        failed = "%d failed " % p["failed"] if p["failed"] else ""
         if self.bar is None:
-            self.bar = _tqdm(total=p["total"], desc=self.what, unit="variant") or False
+            self.bar = _tqdm(total=p["total"] or None, desc=self._desc(phase),
+                             unit="variant") or False
         if self.bar:
-            self.bar.total = p["total"]
+            if phase != self.phase:
+                self.bar.set_description_str(self._desc(phase), refresh=False)
+            self.bar.total = p["total"] or None
             self.bar.n = p["done"]
-            self.bar.set_postfix_str(("%d failed " % p["failed"] if p["failed"] else "") + best,
-                                     refresh=False)
+            self.bar.set_postfix_str(failed + best, refresh=False)
             self.bar.refresh()
         else:
-            line = "\r%s %d/%d  %s%s  %.0fs" % (self.what, p["done"], p["total"],
-                                             "%d failed  " % p["failed"] if p["failed"] else "",
-                                             best, p["elapsed_s"])
+            count = " %d/%d" % (p["done"], p["total"]) if p["total"] else ""
+            line = "\r\033[K%s%s  %s%s  %.0fs" % (self._desc(phase), count, failed, best,
+                                                 p["elapsed_s"])
             sys.stderr.write(line)
             sys.stderr.flush()
-            self.last_line = len(line)
+        self.phase = phase
+
+    def _desc(self, phase):
+        return "%s: %s" % (self.what, phase) if phase else self.what
 
     def close(self):
         if self.bar:
@@ -62,4 +70,3 @@ def progress_for(progress, what):
         return progress, None
     bar = _Progress(what, bool(progress))
     return bar, bar
-

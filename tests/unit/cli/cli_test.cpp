@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "process/gpu_list.h"
 #include "replay/replay.h"
@@ -149,6 +150,20 @@ TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
   CommandResult no_spec = run_gputune("search --replay " + db);
   EXPECT_EQ(no_spec.exit_code, 64);
   EXPECT_TRUE(contains(no_spec.err, "give the SPEC")) << no_spec.err;
+
+  // Off a terminal, progress is a line per phase and a last one, not a line per event.
+  CommandResult logged = run_gputune("search --replay " + files[0].string() +
+                                     " --strategy random --seed 4 --budget 25");
+  ASSERT_EQ(logged.exit_code, 0) << logged.err;
+  std::vector<std::string> lines;
+  std::istringstream err(logged.err);
+  for (std::string line; std::getline(err, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 3u) << logged.err;
+  EXPECT_LE(lines.size(), 5u) << logged.err;
+  EXPECT_EQ(lines[0].rfind("[baseline 0/25]", 0), 0u) << logged.err;
+  EXPECT_EQ(lines[1].rfind("[compiling ", 0), 0u) << logged.err;
+  EXPECT_EQ(lines[2].rfind("[measuring ", 0), 0u) << logged.err;
+  EXPECT_EQ(lines.back().rfind("[measuring 25/25]", 0), 0u) << logged.err;
   fs::remove_all(dir);
 }
 

@@ -195,3 +195,29 @@ TEST(ProcessRunner, DifferentGpusAreRefused) {
 
 }  // namespace
 }  // namespace gputune
+
+namespace gputune {
+namespace {
+
+TEST(ProcessRunner, WorkersSayTheyFillInputsWhenTheyStartAndStartAgain) {
+  std::vector<SearchPhase> heard;
+  Script script;
+  script.sticky = {2};
+  ProcessRunner runner({0}, scripted(script), quick_watchdog(),
+                       [&](SearchPhase phase) { heard.push_back(phase); });
+  EXPECT_EQ(heard, std::vector<SearchPhase>{SearchPhase::kFillingInputs});
+  heard.clear();
+  std::vector<SearchPhase> later;
+  PhaseListener previous =
+      runner.set_phase_listener([&](SearchPhase phase) { later.push_back(phase); });
+  EXPECT_TRUE(previous) << "the constructor's listener comes back";
+  runner.set_reference(candidate(0));
+  auto results = runner.run({candidate(1), candidate(2), candidate(3)});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2].status, Status::kOk) << "measured by the worker that started again";
+  EXPECT_EQ(later, std::vector<SearchPhase>{SearchPhase::kFillingInputs});
+  EXPECT_TRUE(heard.empty());
+}
+
+}  // namespace
+}  // namespace gputune

@@ -90,6 +90,19 @@ TEST_F(SessionTest, RecordingAndDatabaseGiveTheSameSearch) {
   EXPECT_EQ(stored[0].attempts, 26);
 }
 
+TEST_F(SessionTest, ProgressNamesThePhasesInOrder) {
+  std::vector<SearchPhase> phases;
+  uint64_t last_done = 0;
+  search(random_search(recording_), [&](const SearchProgress& p) {
+    if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+    last_done = p.done;
+  });
+  EXPECT_EQ(phases, (std::vector<SearchPhase>{SearchPhase::kBaseline, SearchPhase::kCompiling,
+                                              SearchPhase::kMeasuring}));
+  EXPECT_EQ(last_done, 25u);
+  EXPECT_STREQ(phase_name(SearchPhase::kFillingInputs), "allocating and filling inputs");
+}
+
 TEST_F(SessionTest, OneReplayRule) {
   EXPECT_EQ(replay_source_kind(db_), ReplaySource::kDatabase);
   EXPECT_EQ(replay_source_kind(recording_), ReplaySource::kRecording);

@@ -425,7 +425,32 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "2");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "3");
+}
+
+TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
+  TempDir dir;
+  std::string path = dir.file("old.db");
+  int64_t w = 0;
+  {
+    auto store = open_sqlite_store(path);
+    w = store->workload(transpose_key());
+    store->commit(w, {ok(1, {1.0})});
+  }
+  {
+    RawDb raw(path);  // as schema 2 left it
+    raw.exec("ALTER TABLE measurements DROP COLUMN compiler_warnings");
+    raw.exec("PRAGMA user_version = 2");
+  }
+  auto store = open_sqlite_store(path);
+  Measurement warned = ok(2, {2.0});
+  warned.compiler_warnings = "k.cu(3): warning #20168-D: ignoring pragma";
+  store->commit(w, {warned});
+  const std::vector<Measurement> got = store->measured(w);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].compiler_warnings, "");
+  EXPECT_EQ(got[1].compiler_warnings, warned.compiler_warnings);
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "3");
 }
 
 TEST(SqliteStore, TwoStoresOnOneFileShareIt) {
@@ -516,7 +541,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
   open_sqlite_store(path);
   RawDb(path).exec("PRAGMA user_version = 7");
   expect_db_error([&] { open_sqlite_store(path); },
-                  "was written by a newer gputune (schema 7, this build knows 2)");
+                  "was written by a newer gputune (schema 7, this build knows 3)");
   expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
 }
 
