@@ -54,7 +54,8 @@ int run(const std::vector<std::string>& args) {
       "... or this many times the best kernel time so far (per launch), if longer");
   add("warm-cache", "time without flushing L2 between samples");
   add("max-seconds", po::value<double>()->default_value(1.0),
-      "longest time spent timing one variant");
+      "time spent timing one variant; one too slow for 10 samples in it may take up to 3 times "
+      "as long to reach them");
   add("fast",
       "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
       "per variant (an explicit --max-seconds wins)");
