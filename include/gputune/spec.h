@@ -119,6 +119,9 @@ struct Spec {
   // What identifies the kernel among workloads; each launch names what it launches.
   ExprText kernel_name;
   bool parameters_as_macros = true;  // each parameter also becomes -DNAME=value
+  // `kernel: {defines: {N: n}}`: each becomes -DNAME=value for every variant, the value an
+  // expression of problem values and parameters (so --set reaches a kernel's #define sizes).
+  std::vector<std::pair<std::string, ExprText>> defines;
 
   std::vector<std::pair<std::string, ExprText>> problem;  // in file order, --set applied
   std::vector<ArgumentSpec> arguments;  // a single launch's order; launches pick by name

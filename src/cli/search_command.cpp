@@ -12,6 +12,8 @@
 namespace gputune::cli {
 namespace {
 
+constexpr size_t kTableRows = 10;  // the table's length when --top is not given
+
 int run(const std::vector<std::string>& args) {
   po::options_description options(
       "gputune search SPEC [options]\n\n"
@@ -35,7 +37,8 @@ int run(const std::vector<std::string>& args) {
       "answer from a recording (gputune export; it names its spec) or from a database (give "
       "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "
       "given");
-  add("top", po::value<size_t>()->default_value(10), "variants shown in the table");
+  add("top", po::value<size_t>(),
+      "correct variants listed: 10 in the table, every one with --json, unless given");
   add("device", po::value<int>()->default_value(0), "GPU ordinal");
   add("devices", po::value<std::string>(),
       "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
@@ -51,7 +54,8 @@ int run(const std::vector<std::string>& args) {
       "... or this many times the best kernel time so far (per launch), if longer");
   add("warm-cache", "time without flushing L2 between samples");
   add("max-seconds", po::value<double>()->default_value(1.0),
-      "longest time spent timing one variant");
+      "time spent timing one variant; one too slow for 10 samples in it may take up to 3 times "
+      "as long to reach them");
   add("fast",
       "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
       "per variant (an explicit --max-seconds wins)");
@@ -106,7 +110,9 @@ int run(const std::vector<std::string>& args) {
     std::cout << compile_only_text(outcome, json, vm.count("warnings") > 0);
     return outcome.compile_failures() ? kSomeVariantsFailed : 0;
   }
-  size_t top = vm["top"].as<size_t>();
+  const size_t top = vm.count("top") ? vm["top"].as<size_t>()
+                     : json          ? ResultReport::kAllRows
+                                     : kTableRows;
   std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
   if (!json && vm.count("warnings")) std::cout << outcome.report.compiler_warnings();
   return outcome.interrupted ? kInterrupted : 0;

@@ -2,9 +2,12 @@
 
 #include <muParser.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <vector>
 
+#include "core/expression_spelling.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -40,25 +43,83 @@ double fn_round(double x) { return std::round(x); }
 double fn_fmod(double a, double b) { return std::fmod(a, b); }
 double fn_pow(double a, double b) { return std::pow(a, b); }
 double fn_not(double x) { return x == 0 ? 1.0 : 0.0; }
+double fn_and(double a, double b) { return a != 0 && b != 0 ? 1.0 : 0.0; }
+double fn_or(double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; }
+double fn_floor_div(double a, double b) { return std::floor(a / b); }
+
+// A list after 'in' cannot be a muparser value, so the list function leaves it here and returns
+// a marker; the 'in' operator evaluated right after it takes the list back. Arithmetic on the
+// marker changes it, which the operator reports.
+thread_local std::vector<std::vector<double>> t_lists;
+constexpr double kListMarker = 3.0e-300;
+
+double fn_list(const double* values, int count) {
+  t_lists.emplace_back(values, values + count);
+  return kListMarker;
+}
+
+bool take_list_contains(double x, double list) {
+  if (list != kListMarker || t_lists.empty()) {
+    throw ExpressionError{"the list after 'in' cannot take part in arithmetic; put it last", 0};
+  }
+  const std::vector<double> values = std::move(t_lists.back());
+  t_lists.pop_back();
+  return std::find(values.begin(), values.end(), x) != values.end();
+}
+
+double fn_in(double x, double list) { return take_list_contains(x, list) ? 1.0 : 0.0; }
+double fn_not_in(double x, double list) { return take_list_contains(x, list) ? 0.0 : 1.0; }
 
 bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool is_word_operator(const std::string& word) {
+  return word == "and" || word == "or" || word == "not" || word == "in";
+}
+
+bool ends_with_prefix_operator(const std::string& text) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return false;
+  if (std::string("-+!").find(text[end]) != std::string::npos) return true;
+  return end >= 2 && text.compare(end - 2, 3, "not") == 0 &&
+         (end == 2 || !is_word_char(text[end - 3]));
+}
+
+// The word (letters, digits, '_') that contains the offset or ends there; empty where none does.
+std::pair<size_t, size_t> word_around(const std::string& text, int offset) {
+  size_t start = std::min<size_t>(offset, text.size());
+  size_t end = start;
+  while (start > 0 && is_word_char(text[start - 1])) --start;
+  while (end < text.size() && is_word_char(text[end])) ++end;
+  return {start, end};
+}
 
 // muparser reports a token's position; an unknown name is the only thing it cannot assign.
-ExpressionError translate(const mu::ParserError& e, const std::string& text) {
+ExpressionError translate(const mu::ParserError& e, const RespelledExpression& respelled,
+                          const std::string& text) {
   ExpressionError out;
-  out.offset = std::max(0, std::min<int>(e.GetPos(), static_cast<int>(text.size())));
-  const std::string& token = e.GetToken();
+  const int position = std::max(0, e.GetPos());
+  out.offset = position < static_cast<int>(respelled.origin.size()) ? respelled.origin[position]
+                                                                    : static_cast<int>(text.size());
+  std::string token = e.GetToken();
+  if (token.rfind(kListFunction, 0) == 0) token = "(";
+  if (token.rfind(kNotInOperator, 0) == 0) token = "not in";
   switch (e.GetCode()) {
     case mu::ecUNASSIGNABLE_TOKEN:
       if (!token.empty() && is_identifier_start(token[0])) {
-        std::string name = token;
+        // A word that starts like 'not' was split by the operator; name the whole word.
+        while (out.offset > 0 && is_word_char(text[out.offset - 1])) --out.offset;
+        while (!is_identifier_start(text[out.offset])) ++out.offset;
+        std::string name = text.substr(out.offset);
         size_t end = 0;
         while (end < name.size() &&
                (std::isalnum(static_cast<unsigned char>(name[end])) || name[end] == '_')) {
           ++end;
         }
         name = name.substr(0, end);
-        out.message = "undefined name '" + name + "'";
+        out.message = is_word_operator(name)
+                          ? "unexpected operator '" + name + "'; expected an operand"
+                          : "undefined name '" + name + "'";
       } else {
         out.message = "unexpected '" + token + "'; expected a number, a name or an operator";
       }
@@ -67,9 +128,19 @@ ExpressionError translate(const mu::ParserError& e, const std::string& text) {
       out.message = "expected an operand at the end of the expression";
       out.offset = static_cast<int>(text.size());
       break;
-    case mu::ecUNEXPECTED_OPERATOR:
+    case mu::ecUNEXPECTED_OPERATOR: {
+      // A word operator found inside a longer undefined word ('not' of 'nothing').
+      const auto [start, end] = word_around(text, out.offset);
+      if (end > start && is_identifier_start(text[start]) &&
+          text.compare(start, end - start, token) != 0) {
+        out.message = "undefined name '" + text.substr(start, end - start) + "'";
+        out.offset = static_cast<int>(start);
+        break;
+      }
+      if (end > start) out.offset = static_cast<int>(start);
       out.message = "unexpected operator '" + token + "'; expected an operand";
       break;
+    }
     case mu::ecUNEXPECTED_VAL:
     case mu::ecUNEXPECTED_VAR:
       out.message = "unexpected '" + token + "'; expected an operator";
@@ -110,6 +181,15 @@ ExpressionError translate(const mu::ParserError& e, const std::string& text) {
     case mu::ecSTRING_EXPECTED:
       out.message = "strings are not allowed in expressions";
       break;
+    case mu::ecINTERNAL_ERROR:
+      // muparser's answer to a sign or 'not' with nothing after it.
+      if (ends_with_prefix_operator(text)) {
+        out.message = "expected an operand at the end of the expression";
+        out.offset = static_cast<int>(text.size());
+      } else {
+        out.message = e.GetMsg();
+      }
+      break;
     default:
       out.message = e.GetMsg();
       break;
@@ -117,11 +197,37 @@ ExpressionError translate(const mu::ParserError& e, const std::string& text) {
   return out;
 }
 
+// Where an error raised while evaluating an operator points: the first 'in'.
+int operator_offset(const std::string& text) {
+  for (size_t i = text.find("in"); i != std::string::npos; i = text.find("in", i + 1)) {
+    const bool starts = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
+    const bool ends =
+        i + 2 >= text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 2]));
+    if (starts && ends) return static_cast<int>(i);
+  }
+  return 0;
+}
+
 }  // namespace
 
 struct Expression::Impl {
   mu::Parser parser;
+  RespelledExpression respelled;
 };
+
+namespace {
+
+// Restores the list stack after an evaluation that threw midway.
+class ListStackGuard {
+ public:
+  ListStackGuard() : depth_(t_lists.size()) {}
+  ~ListStackGuard() { t_lists.resize(depth_); }
+
+ private:
+  size_t depth_;
+};
+
+}  // namespace
 
 Expression::Expression(const std::string& text, Scope& scope)
     : text_(text), impl_(std::make_unique<Impl>()) {
@@ -133,6 +239,16 @@ Expression::Expression(const std::string& text, Scope& scope)
     p.DefineOprt("%", fn_fmod, mu::prMUL_DIV, mu::oaLEFT);
     p.DefineOprt("**", fn_pow, mu::prPOW, mu::oaRIGHT);
     p.DefineInfixOprt("!", fn_not);
+    // Python's spelling: word operators with Python's precedence ('not' below comparisons).
+    p.DefineInfixOprtChars(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/+-*^?<>=#!$%&|~'_");
+    p.DefineOprt("or", fn_or, mu::prLOR, mu::oaLEFT);
+    p.DefineOprt("and", fn_and, mu::prLAND, mu::oaLEFT);
+    p.DefineInfixOprt("not", fn_not, mu::prLOGIC);
+    p.DefineOprt("//", fn_floor_div, mu::prMUL_DIV, mu::oaLEFT);
+    p.DefineOprt("in", fn_in, mu::prCMP, mu::oaLEFT);
+    p.DefineOprt(kNotInOperator, fn_not_in, mu::prCMP, mu::oaLEFT);
+    p.DefineFun(kListFunction, fn_list, false);
   } catch (const mu::ParserError& e) {
     throw Error(ErrorCode::kInternal, "expression setup: " + e.GetMsg());
   }
@@ -143,11 +259,16 @@ Expression::Expression(const std::string& text, Scope& scope)
       throw ExpressionError{"'" + name + "' cannot be a name in an expression: " + e.GetMsg(), 0};
     }
   }
+  impl_->respelled = respell_expression(text);
   try {
-    p.SetExpr(text);
+    ListStackGuard guard;
+    p.SetExpr(impl_->respelled.text);
     p.Eval();  // muparser parses lazily; this reports syntax errors now
   } catch (const mu::ParserError& e) {
-    throw translate(e, text);
+    throw translate(e, impl_->respelled, text);
+  } catch (ExpressionError& e) {
+    e.offset = operator_offset(text);
+    throw;
   }
 }
 
@@ -156,10 +277,14 @@ Expression::Expression(Expression&&) noexcept = default;
 Expression& Expression::operator=(Expression&&) noexcept = default;
 
 double Expression::evaluate() const {
+  ListStackGuard guard;
   try {
     return impl_->parser.Eval();
   } catch (const mu::ParserError& e) {
-    throw translate(e, text_);
+    throw translate(e, impl_->respelled, text_);
+  } catch (ExpressionError& e) {
+    e.offset = operator_offset(text_);
+    throw;
   }
 }
 
@@ -168,7 +293,7 @@ std::vector<std::string> Expression::names_used() const {
   try {
     for (const auto& [name, ptr] : impl_->parser.GetUsedVar()) names.push_back(name);
   } catch (const mu::ParserError& e) {
-    throw translate(e, text_);
+    throw translate(e, impl_->respelled, text_);
   }
   return names;
 }

@@ -26,8 +26,10 @@ struct ExpressionError {
   int offset = 0;       // 0-based character offset in the expression text
 };
 
-// An arithmetic expression over a Scope: + - * / % ** (or ^), comparisons, && || !, ?:,
-// ceil floor min max abs log2 sqrt ... Division is real; callers that need integers say so.
+// An arithmetic expression over a Scope: + - * / // % ** (or ^), comparisons, && || ! and
+// Python's and or not (with Python's precedence: 'not' below comparisons), 'x in (1, 2)',
+// 'x not in [1, 2]', ?:, ceil floor min max abs log2 sqrt ... Division is real, '//' floors;
+// callers that need integers say so.
 class Expression {
  public:
   Expression(const std::string& text, Scope& scope);  // throws ExpressionError

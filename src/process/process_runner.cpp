@@ -560,7 +560,7 @@ std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    const TimingOptions& timing, Compiler& compiler,
                                                    WatchdogOptions watchdog,
                                                    PhaseListener on_phase) {
-  watchdog.timing_s = timing.max_seconds + timing.warmup_ms / 1e3;
+  watchdog.timing_s = sampling_limit_seconds(timing) + timing.warmup_ms / 1e3;
   OutputCheckers checkers;
   for (const DeviceInfo& gpu : list_gpus()) {
     // GPUs of one search are identical; an ordinal not listed fails in its worker (kNoGpu).

@@ -29,7 +29,7 @@ class AsyncRunner : public Runner {
 struct WatchdogOptions {
   double floor_s = 2;
   double factor = 50;
-  double timing_s = 1.1;  // TimingOptions' max_seconds plus warm-up
+  double timing_s = 3.1;  // sampling_limit_seconds(TimingOptions) plus warm-up
   double start_s = 120;   // a worker's start: CUDA, buffers, the reference run
 };
 

@@ -10,6 +10,9 @@ namespace {
 
 // The fewest samples kept when the time budget runs out before min_samples.
 constexpr size_t kFewestSamples = 3;
+// How far past max_seconds a slow variant may sample to reach min_samples: a bounded cost,
+// paid only by variants whose samples take longer than max_seconds / min_samples.
+constexpr double kMinSamplesTimeFactor = 3.0;
 
 }  // namespace
 
@@ -24,7 +27,16 @@ bool AdaptiveStopping::enough(const std::vector<double>& samples_ms,
   const size_t n = samples_ms.size();
   if (n >= max_samples) return true;
   if (n >= min_samples && relative_standard_error(samples_ms) < timing_.target_noise) return true;
-  return n >= std::min(min_samples, kFewestSamples) && sampling_seconds >= timing_.max_seconds;
+  if (sampling_seconds < timing_.max_seconds) return false;
+  if (n >= min_samples) return true;
+  const double projected_seconds = sampling_seconds / static_cast<double>(n) * min_samples;
+  const double limit = sampling_limit_seconds(timing_);
+  if (projected_seconds <= limit && sampling_seconds < limit) return false;
+  return n >= std::min(min_samples, kFewestSamples);
+}
+
+double sampling_limit_seconds(const TimingOptions& timing) {
+  return kMinSamplesTimeFactor * timing.max_seconds;
 }
 
 double steady_seconds() {

@@ -101,7 +101,8 @@ struct Problem::Impl {
   std::vector<std::pair<size_t, Expression>> scalars;  // argument index, value
   std::vector<std::pair<size_t, Expression>> counts;   // argument index, element count
   std::optional<Expression> bytes, flops;
-  std::mutex mutex;  // variant() and the metrics set the scope, so calls take turns
+  std::vector<Expression> defines;  // parallel to Spec::defines
+  std::mutex mutex;                 // variant() and the metrics set the scope, so calls take turns
 
   void set(const SearchSpace& space, uint64_t index) {
     const std::vector<Value> values = space.values(index);
@@ -272,6 +273,9 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
       impl_->scalars.emplace_back(a, compile(arg.value, scope, "value of '" + arg.name + "'"));
     }
   }
+  for (const auto& [name, expr] : spec_.defines) {
+    impl_->defines.push_back(compile(expr, scope, "define '" + name + "'"));
+  }
   if (spec_.bytes) impl_->bytes = compile(*spec_.bytes, scope, "metrics bytes");
   if (spec_.flops) impl_->flops = compile(*spec_.flops, scope, "metrics flops");
 }
@@ -312,6 +316,8 @@ Variant Problem::variant(uint64_t index) const {
   v.config = space_->json(index);
   const std::string config = space_->describe(index);
 
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->set(*space_, index);
   if (spec_.parameters_as_macros) {
     for (size_t d = 0; d < dimensions.size(); ++d) {
       if (!dimensions[d].is_transform) {
@@ -319,14 +325,22 @@ Variant Problem::variant(uint64_t index) const {
       }
     }
   }
+  for (size_t i = 0; i < spec_.defines.size(); ++i) {
+    const auto& [name, expr] = spec_.defines[i];
+    const double value = impl_->defines[i].evaluate();
+    if (!std::isfinite(value)) {
+      fail(expr.where, "define '" + name + "' = " + expr.text + " is " + std::to_string(value) +
+                           " for " + (config.empty() ? "the only config" : "config " + config) +
+                           "; expected a finite number");
+    }
+    v.compile_options.push_back("-D" + name + "=" + number_text(value));
+  }
   v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
                            spec_.compile_options.end());
   // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
   const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
   v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
 
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->set(*space_, index);
   const auto launch_value = [&](const Expression& expr, const ExprText& text,
                                 const std::string& what, bool zero_ok) {
     const double value = expr.evaluate();

@@ -40,6 +40,7 @@ class Checker {
     check_problem();
     check_parameters(false);
     check_parameters(true);
+    check_defines();
     check_arguments();
     check_launches();
     check_constraints();
@@ -79,6 +80,7 @@ class Checker {
   void check_kernel();
   void check_problem();
   void check_parameters(bool transforms);
+  void check_defines() const;
   void check_arguments();
   void check_launches();
   void check_launch_geometry(const LaunchSpec& launch, const std::string& context) const;
@@ -261,6 +263,37 @@ void Checker::check_parameters(bool transforms) {
       numeric = numeric && value.is_number();
     }
     (numeric ? numeric_dimensions_ : symbol_dimensions_).push_back(parameter.name);
+  }
+}
+
+void Checker::check_defines() const {
+  std::vector<std::string> seen;
+  for (const auto& [name, expr] : spec_.defines) {
+    const SourceLocation where = at("defines/" + name, expr.where);
+    if (!is_identifier(name)) {
+      fail(where, "define name '" + name +
+                      "' is not an identifier; expected a macro name of letters, digits and '_'");
+    }
+    if (contains(seen, name)) fail(where, "define '" + name + "' is given twice; expected once");
+    seen.push_back(name);
+    for (const auto* list : {&spec_.parameters, &spec_.transforms}) {
+      for (const ParameterSpec& parameter : *list) {
+        if (parameter.name != name) continue;
+        const std::string kind = parameter.is_transform ? "transform" : "parameter";
+        fail(where, "define '" + name + "' has the name of a " + kind +
+                        (parameter.is_transform || !spec_.parameters_as_macros
+                             ? ""
+                             : ", which already becomes -D" + name + "=<its value>") +
+                        "; expected another macro name");
+      }
+    }
+    for (const std::string& option : spec_.compile_options) {
+      if (option == "-D" + name || option.rfind("-D" + name + "=", 0) == 0) {
+        fail(where, "define '" + name + "' is also given as kernel option '" + option +
+                        "'; expected one of them");
+      }
+    }
+    check_expression(expr, Visible::kProblemAndParameters, "define '" + name + "'");
   }
 }
 

@@ -190,7 +190,7 @@ Value Loader::value_of(const YAML::Node& node, const std::string& what) const {
 
 void Loader::read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec) {
   require_map(node, "kernel");
-  check_keys(node, {"source", "name", "options", "macros"}, "kernel");
+  check_keys(node, {"source", "name", "options", "macros", "defines"}, "kernel");
   const YAML::Node source = node["source"];
   if (!source) fail(node, "kernel has no 'source'; expected the path of a .cu file");
   const YAML::Node name = node["name"];
@@ -221,6 +221,14 @@ void Loader::read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec) 
   }
   if (const YAML::Node macros = node["macros"]) {
     spec->parameters_as_macros = boolean_of(macros, "kernel macros");
+  }
+  if (const YAML::Node defines = node["defines"]) {
+    require_map(defines, "kernel defines");
+    for (auto it = defines.begin(); it != defines.end(); ++it) {
+      const std::string name = string_of(it->first, "a define's name");
+      remember("defines/" + name, it->first);
+      spec->defines.push_back({name, expression_of(it->second, "define '" + name + "'")});
+    }
   }
 }
 

@@ -140,6 +140,12 @@ TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
   EXPECT_EQ(report["device"]["name"], "Synthetic GPU A");
   EXPECT_EQ(report["search"]["evaluated"].get<int>() + report["search"]["reused"].get<int>(), 26)
       << "25 evaluations and the baseline";
+  // --json lists every correct variant; --top, when given, limits it.
+  EXPECT_EQ(report["results"].size() + report["failed"].size(), 26u);
+  CommandResult top = run_gputune("search --replay " + files[0].string() +
+                                  " --strategy random --seed 4 --budget 25 --json --top 3");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(nlohmann::json::parse(top.out)["results"].size(), 3u);
   CommandResult both = run_gputune("search x --replay " + files[0].string());
   EXPECT_EQ(both.exit_code, 64);
   // One replay rule (gputune/session.h): a database replays the workload its SPEC names.

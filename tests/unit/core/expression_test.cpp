@@ -136,6 +136,142 @@ TEST(Expression, SyntaxErrors) {
   EXPECT_NE(e.message.find("expected ':'"), std::string::npos) << e.message;
 }
 
+TEST(Expression, PythonSpellingEvaluatesLikeC) {
+  Scope scope;
+  for (double a : {0.0, 1.0}) {
+    for (double b : {0.0, 2.0}) {
+      for (double c : {0.0, -1.0}) {
+        scope.set("a", a);
+        scope.set("b", b);
+        scope.set("c", c);
+        auto both = [&](const std::string& python, const std::string& c_text) {
+          EXPECT_DOUBLE_EQ(Expression(python, scope).evaluate(),
+                           Expression(c_text, scope).evaluate())
+              << python << " vs " << c_text << " at a=" << a << " b=" << b << " c=" << c;
+        };
+        both("a and b", "a && b");
+        both("a or b", "a || b");
+        both("not a", "!a");
+        both("not a and b or c", "((!a) && b) || c");
+        both("a or b and c", "a || (b && c)");
+        both("not a == b", "!(a == b)");
+        both("not a + 1", "!(a + 1)");
+        both("a < b and b > c", "(a < b) && (b > c)");
+        both("a == 1 or c == -1 and b == 2", "a == 1 || (c == -1 && b == 2)");
+      }
+    }
+  }
+}
+
+TEST(Expression, WordOperatorsLeaveNamesThatStartWithThemAlone) {
+  Scope scope;
+  scope.set("order", 3);
+  scope.set("nothing", 0);
+  scope.set("index", 4);
+  scope.set("android", 1);
+  EXPECT_DOUBLE_EQ(Expression("order or nothing", scope).evaluate(), 1);
+  EXPECT_DOUBLE_EQ(Expression("not nothing and android", scope).evaluate(), 1);
+  EXPECT_DOUBLE_EQ(Expression("index in (4, 5) and order == 3", scope).evaluate(), 1);
+}
+
+TEST(Expression, FloorDivision) {
+  EXPECT_DOUBLE_EQ(eval("7 // 2"), 3);
+  EXPECT_DOUBLE_EQ(eval("-7 // 2"), -4);  // floors as Python does, not towards zero
+  EXPECT_DOUBLE_EQ(eval("7 // -2"), -4);
+  EXPECT_DOUBLE_EQ(eval("-8 // 2"), -4);
+  EXPECT_DOUBLE_EQ(eval("7.5 // 2"), 3);
+  EXPECT_DOUBLE_EQ(eval("1 + 7 // 2 * 2"), 7);  // binds like * and /, left to right
+  EXPECT_DOUBLE_EQ(eval("n // 3 * 3 == 9"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE // 2 ** 2"), 8);
+}
+
+TEST(Expression, In) {
+  EXPECT_DOUBLE_EQ(eval("TILE in (16, 32)"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE in (8, 16)"), 0);
+  EXPECT_DOUBLE_EQ(eval("TILE in [1, 2, 32]"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE in [32]"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE in(n * 3 + 2, 4)"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE / 2 in (16,)"), 1);  // Python's list of one
+  EXPECT_DOUBLE_EQ(eval("TILE in [1, 32, ]"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE not in (8, 16)"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE not in [32]"), 0);
+  EXPECT_DOUBLE_EQ(eval("not TILE in (32,)"), 0);
+  EXPECT_DOUBLE_EQ(eval("TILE + 1 in (33, 34)"), 1);  // 'in' compares, below arithmetic
+  EXPECT_DOUBLE_EQ(eval("TILE in (32) and n in [10, 20] or 0"), 1);
+  EXPECT_DOUBLE_EQ(eval("(TILE in (1, 2)) in (0,)"), 1);
+  EXPECT_DOUBLE_EQ(eval("n > 5 ? TILE in (32, 64) : 0"), 1);
+  EXPECT_DOUBLE_EQ(eval("TILE in (n in (10,), 32)"), 1);
+}
+
+TEST(Expression, InEvaluatesRepeatedlyWithLaterSets) {
+  Scope scope;
+  scope.set("x", 1);
+  Expression e("x in (1, 2, 4) and x not in [2]", scope);
+  int hits = 0;
+  for (int x = 0; x < 8; ++x) {
+    scope.set("x", x);
+    hits += e.evaluate() != 0;
+  }
+  EXPECT_EQ(hits, 2);
+}
+
+TEST(Expression, ForeignOperatorsNameTheOneToUse) {
+  auto e = error_of("n = 10");
+  EXPECT_EQ(e.message, "'=' is not an operator here: write '==' to compare");
+  EXPECT_EQ(e.offset, 2);
+  e = error_of("n > 1 & TILE > 1");
+  EXPECT_EQ(e.message, "'&' is not an operator here: write 'and' (or '&&')");
+  EXPECT_EQ(e.offset, 6);
+  e = error_of("n > 1 | TILE > 1");
+  EXPECT_EQ(e.message, "'|' is not an operator here: write 'or' (or '||')");
+  e = error_of("n is 10");
+  EXPECT_EQ(e.message, "'is' is not an operator or name here: write '=='");
+  EXPECT_EQ(e.offset, 2);
+  e = error_of("n == 1 xor TILE == 2");
+  EXPECT_NE(e.message.find("'xor' is not an operator or name here"), std::string::npos);
+  e = error_of("n > 1 == True");
+  EXPECT_EQ(e.message, "'True' is not an operator or name here: write 1");
+  e = error_of("TILE in n");
+  EXPECT_EQ(e.message, "'in' needs a list after it: write 'x in (1, 2)' or 'x in [1, 2]'");
+  EXPECT_EQ(e.offset, 5);
+  e = error_of("TILE in (1, 2) + 1");
+  EXPECT_NE(e.message.find("the list after 'in' cannot take part in arithmetic"), std::string::npos)
+      << e.message;
+  EXPECT_EQ(e.offset, 5);
+  e = error_of("TILE in [1, 2)");
+  EXPECT_NE(e.message.find("expected ']'"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, 13);
+  e = error_of("TILE in [1, 2");
+  EXPECT_NE(e.message.find("expected ']'"), std::string::npos) << e.message;
+  e = error_of("[n] == 1");
+  EXPECT_EQ(e.message, "'[' only opens a list after 'in'; group with '(' and ')'");
+  EXPECT_EQ(e.offset, 0);
+  e = error_of("TILE in ( )");
+  EXPECT_EQ(e.message, "the list after 'in' is empty");
+  e = error_of("n ]");
+  EXPECT_EQ(e.message, "unexpected ']'");
+}
+
+TEST(Expression, ErrorsAfterRespellingPointIntoTheOriginalText) {
+  auto e = error_of("TILE in (1, 2) and TILEX > 1");
+  EXPECT_EQ(e.message, "undefined name 'TILEX'");
+  EXPECT_EQ(e.offset, 19);
+  e = error_of("not nothing");
+  EXPECT_EQ(e.message, "undefined name 'nothing'");
+  EXPECT_EQ(e.offset, 4);
+  e = error_of("nothing");
+  EXPECT_EQ(e.message, "undefined name 'nothing'");
+  EXPECT_EQ(e.offset, 0);
+  e = error_of("n or or 1");
+  EXPECT_EQ(e.message, "unexpected operator 'or'; expected an operand");  // never a name
+  EXPECT_EQ(e.offset, 5);
+  e = error_of("n and not");
+  EXPECT_EQ(e.message, "expected an operand at the end of the expression");
+  e = error_of("n and");
+  EXPECT_NE(e.message.find("expected an operand"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, 5);
+}
+
 TEST(Scope, GetAndHas) {
   Scope scope;
   EXPECT_FALSE(scope.has("x"));

@@ -10,7 +10,7 @@ namespace {
 
 // A stream of made-up samples on a made-up clock: each launch takes `launch_s` seconds.
 struct SyntheticRun {
-  std::vector<double> stream;  // repeated
+  std::vector<double> stream;    // repeated
   double launch_s = 1.0 / 1024;  // exact in binary: the clock adds up without rounding
   double clock = 0;
   int warmups = 0;
@@ -84,6 +84,40 @@ TEST(AdaptiveStopping, FewerMinSamplesThanThreeAreKeptUnderTheTimeBudget) {
   timing.min_samples = 2;
   SyntheticRun run{{100.0, 300.0}, 2.0};
   EXPECT_EQ(run.collect(AdaptiveStopping(timing)).size(), 2u);
+}
+
+TEST(AdaptiveStopping, SlowVariantsReachMinSamplesWhenTheyFitInThreeTimesTheBudget) {
+  // 0.25 s a sample: 4 samples by the 1 s budget, 10 projected at 2.5 s, within 3 s.
+  SyntheticRun run{{100.0, 300.0}, 0.25};
+  EXPECT_EQ(run.collect(AdaptiveStopping(options())).size(), 10u);
+  EXPECT_DOUBLE_EQ(run.clock - run.launch_s * run.warmups, 2.5);
+}
+
+TEST(AdaptiveStopping, QuietSlowVariantsStillStopAtMinSamples) {
+  SyntheticRun run{{150.0}, 0.15};
+  EXPECT_EQ(run.collect(AdaptiveStopping(options())).size(), 10u);
+}
+
+TEST(AdaptiveStopping, VariantsTooSlowForMinSamplesInThreeTimesTheBudgetStopAtItsEnd) {
+  // 0.35 s a sample: 10 would take 3.5 s, so the 1 s budget stops it after 3 samples.
+  SyntheticRun run{{100.0, 300.0}, 0.35};
+  EXPECT_EQ(run.collect(AdaptiveStopping(options())).size(), 3u);
+}
+
+TEST(AdaptiveStopping, SamplingNeverPassesItsLimitByMoreThanOneSample) {
+  // Samples that slow down: the pace promised 10 in time, the limit stops them at 3 s.
+  TimingOptions timing = options();
+  double clock = 0;
+  std::vector<double> samples = collect_samples(
+      AdaptiveStopping(timing), [&] { clock += 0.001; },
+      [&] {
+        clock += clock < 1.0 ? 0.2 : 1.0;
+        return 1.0 + clock;
+      },
+      [&] { return clock; });
+  EXPECT_LE(clock, sampling_limit_seconds(timing) + 1.0 + 0.05);
+  EXPECT_LT(samples.size(), 10u);
+  EXPECT_DOUBLE_EQ(sampling_limit_seconds(timing), 3.0);
 }
 
 // Any rule plugs in: this one takes a fixed number of samples and no warm-up time.

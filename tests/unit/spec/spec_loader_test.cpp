@@ -254,6 +254,19 @@ TEST_F(SpecLoaderTest, ExpressionThatDoesNotParse) {
   expect_error(base({{19, "  - TILE % MERGE =="}}), "19:20", "cannot parse constraint 1");
 }
 
+TEST_F(SpecLoaderTest, RestrictionsAsOtherTunersWriteThem) {
+  Spec spec = parse(base({{19, "  - TILE // MERGE >= 4 and (PAD in [0] or not TILE == 64)"}}));
+  ASSERT_EQ(spec.constraints.size(), 1u);
+  expect_error(base({{19, "  - TILE = 32 or MERGE == 1"}}), "19:10",
+               "cannot parse constraint 1 'TILE = 32 or MERGE == 1': '=' is not an operator "
+               "here: write '==' to compare");
+  expect_error(base({{19, "  - TILE in 32"}}), "19:10", "'in' needs a list after it");
+  const std::string message = error(base({{19, "  - TILE == 16 or or MERGE == 1"}}));
+  EXPECT_NE(message.find(":19:19: cannot parse constraint 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("unexpected operator 'or'"), std::string::npos) << message;
+  EXPECT_EQ(message.find("did you mean"), std::string::npos) << message;
+}
+
 TEST_F(SpecLoaderTest, UndefinedName) {
   expect_error(base({{10, "  block: [TILE, TILE / MERGEY]"}}), "10:24",
                "undefined name 'MERGEY' in launch block[1] (did you mean 'MERGE'?)");
