@@ -31,6 +31,7 @@ struct Report {
   std::vector<Measurement> failed;
   std::map<std::string, int64_t> status_counts;
   std::optional<SearchRecord> search;
+  bool outputs_checked = true;  // false under `check: none`: said loudly in table and JSON
 };
 
 struct Metrics {

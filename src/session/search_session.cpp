@@ -217,6 +217,7 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
                   store.measured(result.workload), metrics_of(problem)));
   report->search = result.record;
+  report->outputs_checked = problem.spec().check_outputs;
   SearchOutcome outcome;
   outcome.interrupted = result.record.interrupted;
   outcome.workload = result.workload;
