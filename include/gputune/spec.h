@@ -51,6 +51,14 @@ enum class Fill { kRandom, kConstant, kIota, kZeros, kData };
 // Bytes shared between copies of a Spec (and with a forked worker process) without copying.
 using SharedBytes = std::shared_ptr<const std::vector<unsigned char>>;
 
+// The box of an output that its check compares. The output is a row-major array of `shape`
+// (1 to 3 expressions of problem values whose product is its count; empty: one dimension of
+// count elements); each dimension d keeps the elements begin[d] <= i < end[d].
+struct CheckRegionSpec {
+  std::vector<ExprText> shape, begin, end;
+  SourceLocation where;
+};
+
 struct ArgumentSpec {
   std::string name;
   ScalarType type = ScalarType::kFloat32;
@@ -62,13 +70,20 @@ struct ArgumentSpec {
   // Scratch buffers hold what one launch passes to the next (a multi-launch spec's
   // intermediates): poisoned before a checked run like outputs, but neither filled nor compared.
   bool scratch = false;
-  Fill fill = Fill::kRandom;           // inputs only
+  Fill fill = Fill::kRandom;           // inputs, and outputs that are `initialised`
   double fill_value = 0;               // kConstant
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
   uint64_t seed = 0;                   // kRandom
   SharedBytes data;                    // kData: count * size_of(type) bytes, native byte order
-  // Outputs only: the expected contents (count * size_of(type) bytes). When set, variants (the
-  // baseline included) are checked against it instead of against the baseline's output.
+
+  // How an output is checked (outputs only).
+  // Filled as `fill` says before the checked run and again before timing, instead of being
+  // poisoned: elements the kernel leaves alone keep a known value and compare equal.
+  bool initialised = false;
+  // Only these elements are compared (and must be written); absent: all of them.
+  std::optional<CheckRegionSpec> check_region;
+  // The expected contents (count * size_of(type) bytes). When set, variants (the baseline
+  // included) are checked against it instead of against the baseline's output.
   SharedBytes reference;
 };
 
@@ -133,6 +148,9 @@ struct Spec {
   SourceLocation constraints_where;
   std::vector<std::pair<std::string, Value>> baseline;  // every parameter and transform
   SourceLocation baseline_where;
+  // The check (`check:`). Without it (`check: none`) variants are timed unchecked, and
+  // reports say so.
+  bool check_outputs = true;
   double rtol = 1e-5, atol = 1e-6;
   std::optional<ExprText> bytes, flops;      // metrics
   std::vector<std::string> compile_options;  // extra NVRTC options

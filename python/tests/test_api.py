@@ -315,3 +315,27 @@ def test_shipped_spec_search_by_name_with_replay_of_the_wrong_problem(replayed, 
     with pytest.raises(gputune.UsageError, match="recorded at"):
         gputune.search("transpose", set={"n": 1024}, replay=str(tmp_path / "scale.csv"),
                        db=str(tmp_path / "other.db"), progress=False)
+
+
+def test_tune_check_none_and_what_check_takes():
+    _, kwargs = tune_kwargs(compile_only=True, check="none")
+    gputune.tune(**kwargs)  # builds and compiles: check: none is a spec like any other
+    _, kwargs = tune_kwargs(compile_only=True, check=lambda outputs: True)
+    with pytest.raises(gputune.UsageError, match="does not take a callable yet"):
+        gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True, check="off")
+    with pytest.raises(gputune.UsageError, match="expected 'none'"):
+        gputune.tune(**kwargs)
+
+
+def test_results_of_an_unchecked_search_say_so():
+    from gputune.results import Results
+    report = {"outputs_checked": False, "warning": "outputs NOT checked (check: none)",
+              "results": [], "failed": []}
+    with pytest.warns(UserWarning, match="outputs NOT checked"):
+        results = Results("search", {"report": json.dumps(report)})
+    assert results.outputs_checked is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checked = Results("search", {"report": json.dumps({"results": [], "failed": []})})
+    assert checked.outputs_checked is True

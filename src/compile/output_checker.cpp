@@ -6,15 +6,27 @@ namespace gputune {
 namespace {
 
 // Counts the elements of `got` that fail the check against `expected`, as the host's compare
-// does: equal passes, NaN never does, else |got - expected| <= atol + rtol |expected|.
+// does: equal passes, NaN never does, else |got - expected| <= atol + rtol |expected|. Only the
+// n elements of a box are compared: a row-major array of (., shape1, shape2) elements, the box
+// starting at (begin0, begin1, begin2), height x width elements per plane.
 constexpr char kCheckSource[] = R"(
 template <typename T>
 __global__ void gputune_check(const T* got, const T* expected, unsigned long long n,
-                              double rtol, double atol, unsigned long long* mismatches) {
+                              unsigned long long shape1, unsigned long long shape2,
+                              unsigned long long begin0, unsigned long long begin1,
+                              unsigned long long begin2, unsigned long long height,
+                              unsigned long long width, double rtol, double atol,
+                              unsigned long long* mismatches) {
+  const bool contiguous = height == 1 && width == n;
   unsigned long long count = 0;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x +
-                              threadIdx.x; i < n; i += stride) {
+  for (unsigned long long k = static_cast<unsigned long long>(blockIdx.x) * blockDim.x +
+                              threadIdx.x; k < n; k += stride) {
+    unsigned long long i = (begin0 * shape1 + begin1) * shape2 + begin2 + k;
+    if (!contiguous) {
+      const unsigned long long x = k % width, rest = k / width;
+      i = ((begin0 + rest / height) * shape1 + begin1 + rest % height) * shape2 + begin2 + x;
+    }
     const T g = got[i], e = expected[i];
     if (g == e) continue;
     const double x = static_cast<double>(g), r = static_cast<double>(e);
@@ -68,6 +80,7 @@ CompileRequest output_checker_request(ScalarType type, const std::string& arch) 
 OutputCheckers compile_output_checkers(const Spec& spec, Compiler& compiler,
                                        const std::string& arch) {
   OutputCheckers checkers;
+  if (!spec.check_outputs) return checkers;
   for (const ArgumentSpec& argument : spec.arguments) {
     if (!argument.is_buffer || !argument.output || checkers.count(argument.type)) continue;
     CompiledKernel kernel = compiler.compile(output_checker_request(argument.type, arch));

@@ -18,8 +18,8 @@ using OutputCheckers = std::map<ScalarType, CompiledKernel>;
 std::string output_checker_name(ScalarType type);
 CompileRequest output_checker_request(ScalarType type, const std::string& arch);
 
-// One checker per element type of `spec`'s outputs. Throws Error(kNvrtc) naming the checker
-// and quoting the compiler's log when one does not compile.
+// One checker per element type of `spec`'s outputs; none under `check: none`. Throws Error(kNvrtc)
+// naming the checker and quoting the compiler's log when one does not compile.
 OutputCheckers compile_output_checkers(const Spec& spec, Compiler& compiler,
                                        const std::string& arch);
 

@@ -71,13 +71,21 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
   for (const ArgumentSpec& argument : problem.spec().arguments) {
     if (!argument.is_buffer) continue;
     if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
-    HostBuffer host{shapes[next++], argument.output, argument.scratch, {}};
+    HostBuffer host;
+    host.shape = shapes[next++];
+    host.output = argument.output;
+    host.scratch = argument.scratch;
     if (!host.output && !host.scratch) {
       host.data = host_fill(argument, host.shape.type, host.shape.count);
     }
     if (host.output && argument.reference) {
       host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);
       host.given_reference = true;
+    }
+    if (host.output) {
+      host.region = resolve_check_region(argument, host.shape.count, problem.problem_values());
+      if (argument.initialised)
+        host.initial = host_fill(argument, host.shape.type, host.shape.count);
     }
     buffers.push_back(std::move(host));
   }

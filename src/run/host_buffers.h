@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gputune/spec.h"
+#include "run/check_region.h"
 #include "space/problem.h"
 
 namespace gputune {
@@ -15,11 +16,16 @@ struct HostBuffer {
   bool scratch = false;  // passes data between launches: poisoned, never compared
   std::vector<unsigned char> data;
   bool given_reference = false;  // data is the spec's reference, not the baseline's output
+
+  // Outputs: what is compared, and the contents an initialised output starts from (empty:
+  // it is poisoned instead).
+  CheckRegion region;
+  std::vector<unsigned char> initial;
 };
 
 // One per buffer argument of the problem, in order: inputs filled as the spec says, outputs
-// holding the spec's reference where it gives one. Throws Error(kSpec) for given bytes of the
-// wrong size.
+// holding the spec's reference where it gives one, their check region and initial contents.
+// Throws Error(kSpec) for given bytes of the wrong size or a region that does not fit.
 std::vector<HostBuffer> make_host_buffers(const Problem& problem);
 
 // `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data).

@@ -164,6 +164,9 @@ std::string format_table(const Report& report, size_t top) {
     out += printf_string(", copy bandwidth %.0f GB/s (measured)", report.copy_bandwidth_gbs);
   }
   out += "\n";
+  if (!report.outputs_checked) {
+    out += "WARNING: outputs NOT checked (check: none): the times are of unverified results\n";
+  }
   bool has_bytes =
       std::any_of(report.ok.begin(), report.ok.end(), [](const ReportRow& r) { return r.gbs > 0; });
   bool has_flops = std::any_of(report.ok.begin(), report.ok.end(),
@@ -271,6 +274,11 @@ std::string format_json(const Report& report, size_t top) {
                  {"sm_count", report.device.sm_count},
                  {"driver", report.device.driver_version},
                  {"copy_bandwidth_gbs", report.copy_bandwidth_gbs}};
+  // Written only when false, so that reports of checked searches keep their shape.
+  if (!report.outputs_checked) {
+    j["outputs_checked"] = false;
+    j["warning"] = "outputs NOT checked (check: none)";
+  }
   if (report.baseline) j["baseline"] = measurement_json(*report.baseline);
   j["results"] = nlohmann::json::array();
   for (size_t i = 0; i < std::min(top, report.ok.size()); ++i) {

@@ -32,6 +32,7 @@ struct Report {
   std::map<std::string, int64_t> status_counts;
   std::vector<PrunedConfigs> pruned;  // left out before compiling, by a device limit
   std::optional<SearchRecord> search;
+  bool outputs_checked = true;  // false under `check: none`: said loudly in table and JSON
 };
 
 struct Metrics {

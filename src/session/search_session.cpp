@@ -219,6 +219,7 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
                   store.measured(result.workload), metrics_of(problem)));
   report->search = result.record;
   report->pruned = problem.pruned();
+  report->outputs_checked = problem.spec().check_outputs;
   SearchOutcome outcome;
   outcome.interrupted = result.record.interrupted;
   outcome.workload = result.workload;

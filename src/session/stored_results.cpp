@@ -51,9 +51,11 @@ StoredResults load_stored(const std::string& db, int64_t workload,
   StoredResults out;
   out.summary = workload_info(*summary);
   out.copy_bandwidth_gbs = store->copy_bandwidth(summary->key.device).value_or(0);
-  out.report = ResultReport(std::make_shared<Report>(make_report(
+  auto report = std::make_shared<Report>(make_report(
       summary->key.spec_path, summary->key.device, out.copy_bandwidth_gbs, summary->baseline,
-      store->measured(workload), problem ? metrics_of(*problem) : Metrics{})));
+      store->measured(workload), problem ? metrics_of(*problem) : Metrics{}));
+  if (spec) report->outputs_checked = spec->check_outputs;
+  out.report = ResultReport(std::move(report));
   for (Attempt& a : store->attempts(workload)) {
     out.history.push_back({a.id, a.created_at, std::move(a.measurement)});
   }

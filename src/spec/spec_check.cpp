@@ -82,6 +82,7 @@ class Checker {
   void check_parameters(bool transforms);
   void check_defines() const;
   void check_arguments();
+  void check_output_check(const ArgumentSpec& arg, const std::string& what) const;
   void check_launches();
   void check_launch_geometry(const LaunchSpec& launch, const std::string& context) const;
   void check_constraints() const;
@@ -340,13 +341,57 @@ void Checker::check_arguments() {
       fail(at(key + "range", arg.where),
            what + " range is empty; expected [low, high] with low < high");
     }
-    if (arg.is_buffer && arg.fill == Fill::kData && !arg.data && !arg.output && !arg.scratch) {
+    if (arg.is_buffer && arg.fill == Fill::kData && !arg.data && !arg.scratch &&
+        (!arg.output || arg.initialised)) {
       fail(arg.where, what + " has fill data but no data; expected its contents");
     }
+    check_output_check(arg, what);
   }
-  if (!has_output) {
+  if (!has_output && spec_.check_outputs) {
     fail(at("arguments", {}),
-         "no argument is an output; expected at least one buffer with output: true");
+         "no argument is an output; expected at least one buffer with output: true (or "
+         "check: none to time without checking)");
+  }
+}
+
+// What only an output may have (an initial fill, a check region, a reference), and the region's
+// expressions, which read problem values only: every variant is checked on the same elements.
+void Checker::check_output_check(const ArgumentSpec& arg, const std::string& what) const {
+  const bool has_check = arg.check_region || arg.reference;
+  if (!arg.output && (arg.initialised || has_check)) {
+    fail(arg.where, what + " is not an output but has " +
+                        (arg.initialised ? "an initial fill"
+                         : arg.reference ? "a reference"
+                                         : "a check region") +
+                        "; expected output: true with it");
+  }
+  if (!spec_.check_outputs && has_check) {
+    fail(arg.where, what + " has " + (arg.reference ? "a reference" : "a check region") +
+                        " but the spec says check: none; expected one or the other");
+  }
+  if (!arg.check_region) return;
+  const CheckRegionSpec& region = *arg.check_region;
+  const std::string context = "check region of '" + arg.name + "'";
+  const size_t dimensions = region.begin.size();
+  if (dimensions < 1 || dimensions > 3 || region.end.size() != dimensions ||
+      (!region.shape.empty() && region.shape.size() != dimensions)) {
+    fail(region.where, context + " has begin of " + std::to_string(dimensions) + ", end of " +
+                           std::to_string(region.end.size()) + " and shape of " +
+                           std::to_string(region.shape.size()) +
+                           " dimensions; expected 1 to 3, the same for each");
+  }
+  if (region.shape.empty() && dimensions > 1) {
+    fail(region.where, context + " has " + std::to_string(dimensions) +
+                           " dimensions but no shape; expected shape: [...], the output's "
+                           "dimensions, row-major (the last one contiguous)");
+  }
+  for (const auto& [part, exprs] :
+       {std::make_pair("shape", &region.shape), std::make_pair("begin", &region.begin),
+        std::make_pair("end", &region.end)}) {
+    for (size_t i = 0; i < exprs->size(); ++i) {
+      check_expression((*exprs)[i], Visible::kProblem,
+                       context + " " + part + "[" + std::to_string(i) + "]");
+    }
   }
 }
 

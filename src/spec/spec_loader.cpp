@@ -12,6 +12,7 @@
 
 #include "core/text.h"
 #include "gputune/error.h"
+#include "spec/reference_file.h"
 #include "spec/spec_check.h"
 #include "spec/t1_reader.h"
 #include "transforms/generic_transform.h"
@@ -94,6 +95,10 @@ class Loader {
   void read_constraints(const YAML::Node& node, Spec* spec);
   void read_baseline(const YAML::Node& node, Spec* spec);
   void read_check(const YAML::Node& node, Spec* spec);
+  ArgumentSpec& output_named(const YAML::Node& key, const std::string& context, Spec* spec) const;
+  std::vector<ExprText> dimensions_of(const YAML::Node& node, const std::string& what) const;
+  void read_check_regions(const YAML::Node& node, Spec* spec);
+  void read_references(const YAML::Node& node, Spec* spec);
   void read_metrics(const YAML::Node& node, Spec* spec);
   void read_search(const YAML::Node& node, Spec* spec);
 
@@ -353,12 +358,12 @@ void Loader::read_argument(const YAML::Node& item, size_t index, ArgumentSpec* a
       fail(key_node(item, name_of_key),
            what + " is a scalar; '" + name_of_key + "' applies to input buffers only");
     }
-    if (arg->output || arg->scratch) {
-      fail(key_node(item, name_of_key), what + " is " + (arg->output ? "an output" : "scratch") +
-                                            ", which gets no fill; '" + name_of_key +
-                                            "' applies to input buffers only");
+    if (arg->scratch) {
+      fail(key_node(item, name_of_key), what + " is scratch, which gets no fill; '" + name_of_key +
+                                            "' applies to inputs and outputs only");
     }
   }
+  arg->initialised = arg->output && (fill || seed || range);
   if (fill) {
     const std::string fill_text = string_of(fill, what + " fill");
     if (fill_text == "random") {
@@ -516,8 +521,18 @@ void Loader::read_baseline(const YAML::Node& node, Spec* spec) {
 
 void Loader::read_check(const YAML::Node& node, Spec* spec) {
   if (!node || node.IsNull()) return;
+  if (node.IsScalar()) {
+    if (node.Scalar() != "none") {
+      fail(node, "check must be a map or none, got '" + node.Scalar() +
+                     "'; expected check: {rtol, atol, region, reference} or check: none");
+    }
+    spec->check_outputs = false;
+    return;
+  }
   require_map(node, "check");
-  check_keys(node, {"rtol", "atol"}, "check");
+  check_keys(node, {"rtol", "atol", "region", "reference"}, "check");
+  if (const YAML::Node regions = node["region"]) read_check_regions(regions, spec);
+  if (const YAML::Node references = node["reference"]) read_references(references, spec);
   if (const YAML::Node rtol = node["rtol"]) {
     spec->rtol = number_of(rtol, "check rtol");
     remember("check/rtol", rtol);
@@ -525,6 +540,77 @@ void Loader::read_check(const YAML::Node& node, Spec* spec) {
   if (const YAML::Node atol = node["atol"]) {
     spec->atol = number_of(atol, "check atol");
     remember("check/atol", atol);
+  }
+}
+
+ArgumentSpec& Loader::output_named(const YAML::Node& key, const std::string& context,
+                                   Spec* spec) const {
+  const std::string name = string_of(key, "an output name in " + context);
+  std::vector<std::string> outputs;
+  for (ArgumentSpec& argument : spec->arguments) {
+    if (argument.output) outputs.push_back(argument.name);
+  }
+  for (ArgumentSpec& argument : spec->arguments) {
+    if (argument.name == name && argument.output) return argument;
+  }
+  fail(key, context + " names '" + name + "', which is not an output" + suggestion(name, outputs) +
+                "; expected one of: " + (outputs.empty() ? "(no outputs)" : join(outputs)));
+}
+
+std::vector<ExprText> Loader::dimensions_of(const YAML::Node& node, const std::string& what) const {
+  std::vector<ExprText> out;
+  if (node.IsScalar()) {
+    out.push_back(expression_of(node, what));
+    return out;
+  }
+  if (!node.IsSequence() || node.size() < 1 || node.size() > 3) {
+    fail(node, what + " must be a list of 1 to 3 expressions, got " +
+                   (node.IsSequence() ? std::to_string(node.size()) + " items"
+                                      : std::string(kind_of(node))) +
+                   "; expected [x], [y, x] or [z, y, x]");
+  }
+  for (size_t i = 0; i < node.size(); ++i) {
+    out.push_back(expression_of(node[i], what + "[" + std::to_string(i) + "]"));
+  }
+  return out;
+}
+
+void Loader::read_check_regions(const YAML::Node& node, Spec* spec) {
+  require_map(node, "check region");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    ArgumentSpec& output = output_named(it->first, "check region", spec);
+    const std::string what = "check region of '" + output.name + "'";
+    const YAML::Node box = it->second;
+    require_map(box, what);
+    check_keys(box, {"shape", "begin", "end"}, what);
+    CheckRegionSpec region;
+    region.where = where(it->first);
+    for (const char* key : {"begin", "end"}) {
+      if (!box[key]) {
+        fail(box, what + " has no '" + key +
+                      "'; expected begin: [...] and end: [...] (half-open, per dimension)");
+      }
+    }
+    region.begin = dimensions_of(box["begin"], what + " begin");
+    region.end = dimensions_of(box["end"], what + " end");
+    if (const YAML::Node shape = box["shape"]) region.shape = dimensions_of(shape, what + " shape");
+    output.check_region = std::move(region);
+  }
+}
+
+void Loader::read_references(const YAML::Node& node, Spec* spec) {
+  require_map(node, "check reference");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    ArgumentSpec& output = output_named(it->first, "check reference", spec);
+    const std::string relative =
+        string_of(it->second, "the reference file of '" + output.name + "'");
+    fs::path file(relative);
+    if (file.is_relative()) file = fs::path(path_).parent_path() / file;
+    try {
+      output.reference = read_reference_file(file.lexically_normal().string(), output.type);
+    } catch (const Error& e) {
+      fail(it->second, "reference of '" + output.name + "': " + e.what());
+    }
   }
 }
 

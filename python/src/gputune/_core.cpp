@@ -201,6 +201,14 @@ class SpecParts {
     }
     spec.rtol = optional<double>("rtol", spec.rtol);
     spec.atol = optional<double>("atol", spec.atol);
+    if (has("check")) {
+      const std::string check = required<std::string>("check");
+      if (check != "none") {
+        throw Error(ErrorCode::kUsage,
+                    where("check").message("'" + check + "' is not a check; expected \"none\""));
+      }
+      spec.check_outputs = false;
+    }
     if (has("bytes")) spec.bytes = ExprText{required<std::string>("bytes"), where("bytes")};
     if (has("flops")) spec.flops = ExprText{required<std::string>("flops"), where("flops")};
     check_spec(spec);
@@ -212,7 +220,7 @@ class SpecParts {
       "origin", "path",         "text",   "description", "source",      "kernel_path",
       "name",   "options",      "macros", "problem",     "args",        "block",
       "grid",   "shared_bytes", "params", "transforms",  "constraints", "baseline",
-      "rtol",   "atol",         "bytes",  "flops"};
+      "rtol",   "atol",         "bytes",  "flops",       "check"};
 
   SourceLocation where(const std::string& key = "") const {
     return {key.empty() ? origin_ : origin_ + ": " + key};

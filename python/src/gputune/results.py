@@ -9,6 +9,7 @@ known. The C++ core writes them for both front ends, so they cannot drift apart.
 import json
 import math
 import os
+import warnings
 from datetime import datetime
 
 from . import _core
@@ -59,6 +60,10 @@ class Results:
         self._rows = report.get("results", []) + report.get("failed", []) if report else \
             raw.get("rows", [])
         self._baseline = report.get("baseline")
+        # False under check: none: the times are of outputs nobody checked.
+        self.outputs_checked = bool(report.get("outputs_checked", True))
+        if not self.outputs_checked:
+            warnings.warn("gputune: outputs NOT checked (check: none)", stacklevel=2)
         self._history = history if history is not None else []
         self._parameters = parameters
         self._df = None

@@ -101,7 +101,7 @@ def _digest(data):
 
 def tune(source, name, *, params, args, block, grid, constraints=(), transforms=None,
          outputs=None, reference=None, baseline=None, problem=None, shared_bytes=None,
-         rtol=1e-5, atol=1e-6, bytes=None, flops=None, options=(), macros=True,
+         rtol=1e-5, atol=1e-6, check=None, bytes=None, flops=None, options=(), macros=True,
          description=None, db=None, strategy=None, budget=None, seed=None, force=None,
          no_prior=None, device=None, warm_cache=None, max_seconds=None, fast=None,
          timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
@@ -116,9 +116,10 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     gputune.Arg. outputs: names of outputs (instead of Out). block, grid: 1 to 3 expressions
     of problem values and parameters. reference: the expected outputs (a list in output order,
     or {name: array}); without it, the baseline config's outputs are the reference.
-    problem: named values for expressions ({"n": 1024}). The rest are spec keys (constraints,
-    transforms, baseline, shared_bytes, rtol/atol, bytes/flops metrics, options, macros) or
-    search() options, with search()'s meanings and defaults.
+    problem: named values for expressions ({"n": 1024}). check="none" times variants without
+    checking their outputs (the results say so: ``outputs_checked`` is False). The rest are
+    spec keys (constraints, transforms, baseline, shared_bytes, rtol/atol, bytes/flops metrics,
+    options, macros) or search() options, with search()'s meanings and defaults.
 
     The spec is built in memory; nothing is written but the database. What keys the database
     is a canonical text of these arguments with a hash of the input and reference data, so
@@ -136,6 +137,13 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     if not isinstance(source, str) or "__global__" not in source:
         raise UsageError("tune(): source must be CUDA source text defining a __global__ "
                          "function (or the path of a .cu file)")
+    if callable(check):
+        raise UsageError("tune(): check= does not take a callable yet (the outputs stay in the "
+                         "GPU worker process); pass reference= arrays (the expected outputs) or "
+                         "check='none'")
+    if check is not None and check != "none":
+        raise UsageError("tune(): check=%r is not a check; expected 'none' (time without "
+                         "checking) or nothing" % (check,))
     if not isinstance(params, dict) or not params:
         raise UsageError("tune(): params must be a non-empty dict, e.g. {'TILE': [16, 32]}")
 
@@ -195,7 +203,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                                  "string" % (what, type(v).__name__))
             arguments.append({"name": arg_name, "type": type_name, "value": text})
     output_names = list(buffers)
-    if not output_names:
+    if not output_names and check != "none":
         raise UsageError("tune(): no argument is an output; mark one with gputune.Out(array) "
                          "or outputs=['name']")
 
@@ -252,6 +260,8 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
         "bytes": None if bytes is None else _expression(bytes),
         "flops": None if flops is None else _expression(flops),
     }
+    if check is not None:  # only when given, so that earlier tune() calls keep their identity
+        parts["check"] = check
     # The spec's identity (its text): everything above and the data's digests, canonical, so
     # that the same inputs find what is stored and other inputs do not. The source is keyed
     # apart (its own hash).

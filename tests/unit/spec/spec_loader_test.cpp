@@ -309,8 +309,13 @@ TEST_F(SpecLoaderTest, ArgumentRules) {
   expect_error(base({{8, "  - {name: n, type: int32}"}}), "8:5", "has neither count nor value");
   expect_error(base({{6, "  - {name: out, type: float32, count: n*n}"}}), "6:3",
                "no argument is an output");
-  expect_error(base({{6, "  - {name: out, type: float32, count: n*n, output: true, fill: iota}"}}),
-               "6:58", "is an output, which gets no fill");
+  // Outputs take a fill since issue 12 (initialised outputs); scratch buffers still do not.
+  EXPECT_TRUE(
+      parse(base({{6, "  - {name: out, type: float32, count: n*n, output: true, fill: iota}"}}))
+          .arguments[0]
+          .initialised);
+  expect_error(base({{6, "  - {name: out, type: float32, count: n*n, scratch: true, fill: iota}"}}),
+               "6:59", "is scratch, which gets no fill");
   expect_error(base({{8, "  - {name: n, type: int32, value: n, output: true}"}}), "8:46",
                "is a scalar and cannot be an output");
   expect_error(base({{7, "  - {name: in, type: float32, count: n*n, fill: constant}"}}), "7:49",
