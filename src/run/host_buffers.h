@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gputune/spec.h"
@@ -15,6 +16,10 @@ struct HostBuffer {
   bool scratch = false;  // passes data between launches: poisoned, never compared
   std::vector<unsigned char> data;
   bool given_reference = false;  // data is the spec's reference, not the baseline's output
+  // Filled like an input but copied into the __constant__ symbol of each loaded module; no
+  // device buffer of its own.
+  bool constant = false;
+  std::string symbol;  // constants: the symbol's name
 };
 
 // One per buffer argument of the problem, in order: inputs filled as the spec says, outputs
@@ -22,7 +27,11 @@ struct HostBuffer {
 // wrong size.
 std::vector<HostBuffer> make_host_buffers(const Problem& problem);
 
-// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data).
-std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count);
+// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data), on
+// up to `threads` threads (0: every hardware thread). Random element i is
+// low + (high - low) * random_unit(seed, i) (run/parallel_fill.h), floored for integer types:
+// the same bytes however many threads fill them.
+std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
+                                     unsigned threads = 0);
 
 }  // namespace gputune
