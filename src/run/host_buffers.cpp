@@ -72,7 +72,10 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
   for (const ArgumentSpec& argument : problem.spec().arguments) {
     if (!argument.is_buffer) continue;
     if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
-    HostBuffer host{shapes[next++], argument.output, argument.scratch, {}};
+    HostBuffer host;
+    host.shape = shapes[next++];
+    host.output = argument.output;
+    host.scratch = argument.scratch;
     host.constant = argument.constant;
     if (host.constant) host.symbol = argument.constant_symbol();
     if (!host.output && !host.scratch) {
