@@ -145,7 +145,7 @@ class GpuRunner : public Runner {
         continue;
       }
       state_->buffers.emplace_back(host.shape.count * size_of(host.shape.type));
-      if (!host.output && !host.scratch) state_->buffers.back().upload(host.data.data());
+      if (!host.output && !host.scratch) state_->buffers.back().upload(host.input.data());
     }
     if (timing_.flush_l2) {
       const size_t bytes = std::max<int64_t>(device_.l2_bytes, 1 << 20) * 2;
@@ -288,10 +288,10 @@ class GpuRunner : public Runner {
         throw cuda::CudaError(result, "cuModuleGetGlobal");
       }
       const int64_t symbol_bytes = result == CUDA_SUCCESS ? static_cast<int64_t>(global.bytes) : -1;
-      const std::string why = constant_binding_error(host.shape.name, host.symbol, host.data.size(),
-                                                     symbol_bytes, kernel_file_);
+      const std::string why = constant_binding_error(host.shape.name, host.symbol,
+                                                     host.input.size(), symbol_bytes, kernel_file_);
       if (!why.empty()) return why;
-      cuda::Module::upload(global, host.data.data(), host.data.size());
+      cuda::Module::upload(global, host.input.data(), host.input.size());
     }
     return "";
   }

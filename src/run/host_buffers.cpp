@@ -26,10 +26,13 @@ std::vector<unsigned char> given_bytes(const ArgumentSpec& argument, const Share
 
 }  // namespace
 
-std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
-                                     unsigned threads) {
-  if (argument.fill == Fill::kData) return given_bytes(argument, argument.data, "data", count);
-  std::vector<unsigned char> data(count * size_of(type));
+InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
+                     unsigned threads) {
+  if (argument.fill == Fill::kData) {
+    const std::vector<unsigned char> given = given_bytes(argument, argument.data, "data", count);
+    return InputBytes(given.begin(), given.end());
+  }
+  InputBytes data(count * size_of(type));
   visit_type(type, [&](auto zero) {
     using T = decltype(zero);
     T* out = reinterpret_cast<T*>(data.data());
@@ -79,7 +82,7 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
     host.constant = argument.constant;
     if (host.constant) host.symbol = argument.constant_symbol();
     if (!host.output && !host.scratch) {
-      host.data = host_fill(argument, host.shape.type, host.shape.count);
+      host.input = host_fill(argument, host.shape.type, host.shape.count);
     }
     if (host.output && argument.reference) {
       host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);

@@ -4,18 +4,20 @@
 #include <vector>
 
 #include "gputune/spec.h"
+#include "run/parallel_fill.h"
 #include "space/problem.h"
 
 namespace gputune {
 
-// A buffer argument as the runner keeps it on the host: inputs' contents
-// (uploaded again after a context reset) or, for outputs, the reference.
+// A buffer argument as the runner keeps it on the host: inputs' contents (uploaded again after a
+// context reset) or, for outputs, the reference.
 struct HostBuffer {
   BufferShape shape;
   bool output = false;
-  bool scratch = false;  // passes data between launches: poisoned, never compared
-  std::vector<unsigned char> data;
-  bool given_reference = false;  // data is the spec's reference, not the baseline's output
+  bool scratch = false;             // passes data between launches: poisoned, never compared
+  std::vector<unsigned char> data;  // outputs: the reference
+  InputBytes input;                 // inputs and constants: their contents
+  bool given_reference = false;     // data is the spec's reference, not the baseline's output
   // Filled like an input but copied into the __constant__ symbol of each loaded module; no
   // device buffer of its own.
   bool constant = false;
@@ -31,7 +33,7 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem);
 // up to `threads` threads (0: every hardware thread). Random element i is
 // low + (high - low) * random_unit(seed, i) (run/parallel_fill.h), floored for integer types:
 // the same bytes however many threads fill them.
-std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
-                                     unsigned threads = 0);
+InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
+                     unsigned threads = 0);
 
 }  // namespace gputune

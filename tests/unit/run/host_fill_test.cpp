@@ -84,7 +84,7 @@ TEST(HostFill, ConstantIotaAndZerosInParallel) {
   EXPECT_EQ(f[kCount - 1], 2.5f);
   argument.fill = Fill::kZeros;
   const auto zeros = host_fill(argument, ScalarType::kFloat32, kCount, 4);
-  EXPECT_EQ(zeros, std::vector<unsigned char>(kCount * 4, 0));
+  EXPECT_EQ(zeros, InputBytes(kCount * 4, 0));
 }
 
 TEST(ParallelRanges, CoversEveryElementOnceAndRethrows) {
