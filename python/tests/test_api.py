@@ -326,6 +326,9 @@ def test_tune_fills_a_constant_symbol_from_numpy(tmp_path):
     assert set(r.df.status) == {"ok"}
     r = gputune.tune(args=[out, gputune.Constant(w, name="weights"), x, "n"], **common)
     assert set(r.df.status) == {"ok"}
+    constants = [a for a in r.spec["arguments"] if a["constant"]]
+    assert [(a["name"], a["symbol"], a["has_data"]) for a in constants] == [
+        ("weights", "weights", True)]
     with pytest.raises(gputune.SpecError, match="no __constant__ variable 'weight'"):
         gputune.tune(args={"out": out, "x": x, "n": "n", "weight": gputune.Constant(w)},
                      **common)

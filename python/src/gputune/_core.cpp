@@ -329,6 +329,8 @@ py::dict spec_info(const Spec& spec) {
     d["type"] = type_name(a.type);
     d["is_buffer"] = a.is_buffer;
     d["output"] = a.output;
+    d["constant"] = a.constant;
+    if (a.constant) d["symbol"] = a.constant_symbol();
     d["count"] = a.count.text;
     d["value"] = a.value.text;
     d["has_data"] = static_cast<bool>(a.data);
