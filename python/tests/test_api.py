@@ -314,9 +314,10 @@ __global__ void weigh(float* out, const float* x, int n) {
 
 def test_tune_fills_a_constant_symbol_from_numpy(tmp_path):
     n = 1000
-    common = dict(source=CONSTANT_SOURCE, name="weigh", params={"THREADS": [64, 128]}, block=["THREADS"],
-                  grid=["ceil(n / THREADS)"], problem={"n": n}, compile_only=True, arch="sm_90",
-                  cache=False, db=str(tmp_path / "c.db"), progress=False)
+    common = dict(source=CONSTANT_SOURCE, name="weigh", params={"THREADS": [64, 128]},
+                  block=["THREADS"], grid=["ceil(n / THREADS)"], problem={"n": n},
+                  compile_only=True, arch="sm_90", cache=False, db=str(tmp_path / "c.db"),
+                  progress=False)
     w = np.arange(8, dtype=np.float32)
     x = np.ones(n, np.float32)
     out = gputune.Out(np.empty(n, np.float32))
