@@ -70,6 +70,10 @@ struct ArgumentSpec {
   // Scratch buffers hold what one launch passes to the next (a multi-launch spec's
   // intermediates): poisoned before a checked run like outputs, but neither filled nor compared.
   bool scratch = false;
+  // A `__constant__` symbol of the module rather than a kernel parameter: filled like an input
+  // and copied into the symbol after each module is loaded; no launch passes it.
+  bool constant = false;
+  std::string symbol;         // constants: the symbol's name; empty means the argument's name
   Fill fill = Fill::kRandom;           // inputs, and outputs that are `initialised`
   double fill_value = 0;               // kConstant
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
@@ -85,6 +89,8 @@ struct ArgumentSpec {
   // The expected contents (count * size_of(type) bytes). When set, variants (the baseline
   // included) are checked against it instead of against the baseline's output.
   SharedBytes reference;
+
+  const std::string& constant_symbol() const { return symbol.empty() ? name : symbol; }
 };
 
 // One kernel launch of a variant. A spec has one (`launch:`) or a sequence (`launches:`), run in

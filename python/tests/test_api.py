@@ -339,3 +339,40 @@ def test_results_of_an_unchecked_search_say_so():
         warnings.simplefilter("error")
         checked = Results("search", {"report": json.dumps({"results": [], "failed": []})})
     assert checked.outputs_checked is True
+
+
+CONSTANT_SOURCE = r"""
+__constant__ float weights[8];
+__global__ void weigh(float* out, const float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] * weights[i % 8];
+}
+"""
+
+
+def test_tune_fills_a_constant_symbol_from_numpy(tmp_path):
+    n = 1000
+    common = dict(source=CONSTANT_SOURCE, name="weigh", params={"THREADS": [64, 128]},
+                  block=["THREADS"], grid=["ceil(n / THREADS)"], problem={"n": n},
+                  compile_only=True, arch="sm_90", cache=False, db=str(tmp_path / "c.db"),
+                  progress=False)
+    w = np.arange(8, dtype=np.float32)
+    x = np.ones(n, np.float32)
+    out = gputune.Out(np.empty(n, np.float32))
+    # As a dict (order free) and in a list, where it takes no place in the kernel's signature.
+    r = gputune.tune(args={"weights": gputune.Constant(w), "out": out, "x": x, "n": "n"},
+                     **common)
+    assert set(r.df.status) == {"ok"}
+    r = gputune.tune(args=[out, gputune.Constant(w, name="weights"), x, "n"], **common)
+    assert set(r.df.status) == {"ok"}
+    constants = [a for a in r.spec["arguments"] if a["constant"]]
+    assert [(a["name"], a["symbol"], a["has_data"]) for a in constants] == [
+        ("weights", "weights", True)]
+    with pytest.raises(gputune.SpecError, match="no __constant__ variable 'weight'"):
+        gputune.tune(args={"out": out, "x": x, "n": "n", "weight": gputune.Constant(w)},
+                     **common)
+    with pytest.raises(gputune.UsageError, match="needs name= or symbol="):
+        gputune.tune(args=[out, gputune.Constant(w), x, "n"], **common)
+    with pytest.raises(gputune.UsageError, match="must be a numpy array"):
+        gputune.tune(args={"out": out, "x": x, "n": "n", "weights": gputune.Constant(2.0)},
+                     **common)

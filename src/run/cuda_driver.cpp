@@ -294,6 +294,19 @@ CUresult Module::function(const std::string& name, CUfunction* out) const {
   return api().cuModuleGetFunction(out, module_, name.c_str());
 }
 
+CUresult Module::global(const std::string& name, Global* out) const {
+  return api().cuModuleGetGlobal(&out->pointer, &out->bytes, module_, name.c_str());
+}
+
+void Module::upload(const Global& global, const void* host, size_t bytes) {
+  if (bytes > global.bytes) {
+    throw Error(ErrorCode::kInternal, "a copy of " + std::to_string(bytes) +
+                                          " bytes into a module variable of " +
+                                          std::to_string(global.bytes));
+  }
+  if (bytes > 0) check(api().cuMemcpyHtoD(global.pointer, host, bytes), "cuMemcpyHtoD");
+}
+
 // A blocking stream: it stays ordered after the legacy-stream memsets and copies (poisoning,
 // uploads) without an explicit wait.
 Stream::Stream() { check(api().cuStreamCreate(&stream_, CU_STREAM_DEFAULT), "cuStreamCreate"); }

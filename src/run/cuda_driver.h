@@ -24,7 +24,7 @@ namespace gputune::cuda {
   X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo)            \
   X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)              \
   X(cuMemsetD8) X(cuMemsetD32Async) X(cuModuleLoadData) X(cuModuleUnload)                      \
-  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
+  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                 \
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
 // clang-format on
@@ -124,6 +124,16 @@ class Module {
   Module& operator=(Module&& other) noexcept;
 
   CUresult function(const std::string& name, CUfunction* out) const;
+
+  // A __device__ or __constant__ variable of the module: where it is and its size.
+  struct Global {
+    CUdeviceptr pointer = 0;
+    size_t bytes = 0;
+  };
+  // Returns the result instead of throwing: CUDA_ERROR_NOT_FOUND when the module lacks it.
+  CUresult global(const std::string& name, Global* out) const;
+  // Copies `bytes` (at most global.bytes) from the host into the variable; throws CudaError.
+  static void upload(const Global& global, const void* host, size_t bytes);
 
  private:
   CUmodule module_ = nullptr;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gputune/error.h"
+#include "run/constant_binding.h"
 #include "run/cuda_driver.h"
 #include "run/host_buffers.h"
 #include "run/launch_limits.h"
@@ -50,7 +51,8 @@ class GpuRunner : public Runner {
         check_outputs_(problem.spec().check_outputs),
         rtol_(problem.spec().rtol),
         atol_(problem.spec().atol),
-        checkers_(std::move(checkers)) {
+        checkers_(std::move(checkers)),
+        kernel_file_(problem.spec().kernel_path) {
     device_ = cuda::query_device(ordinal);  // throws kNoGpu first, before any allocation
     context_ = std::make_unique<cuda::Context>(ordinal);
     host_ = make_host_buffers(problem);
@@ -141,8 +143,12 @@ class GpuRunner : public Runner {
   void setup_device() {
     state_ = std::make_unique<DeviceState>();
     for (const HostBuffer& host : host_) {
+      if (host.constant) {  // lives in each module's __constant__ symbol instead
+        state_->buffers.emplace_back();
+        continue;
+      }
       state_->buffers.emplace_back(host.shape.count * size_of(host.shape.type));
-      if (!host.output && !host.scratch) state_->buffers.back().upload(host.data.data());
+      if (!host.output && !host.scratch) state_->buffers.back().upload(host.input.data());
     }
     if (timing_.flush_l2) {
       const size_t bytes = std::max<int64_t>(device_.l2_bytes, 1 << 20) * 2;
@@ -274,6 +280,25 @@ class GpuRunner : public Runner {
     return slot;
   }
 
+  // Copies each constant argument into its symbol of a freshly loaded module (constant memory
+  // belongs to the module, so every variant's needs it); returns why one cannot be, or "".
+  std::string upload_constants(const cuda::Module& module) const {
+    for (const HostBuffer& host : host_) {
+      if (!host.constant) continue;
+      cuda::Module::Global global;
+      const CUresult result = module.global(host.symbol, &global);
+      if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_FOUND) {
+        throw cuda::CudaError(result, "cuModuleGetGlobal");
+      }
+      const int64_t symbol_bytes = result == CUDA_SUCCESS ? static_cast<int64_t>(global.bytes) : -1;
+      const std::string why = constant_binding_error(host.shape.name, host.symbol,
+                                                     host.input.size(), symbol_bytes, kernel_file_);
+      if (!why.empty()) return why;
+      cuda::Module::upload(global, host.input.data(), host.input.size());
+    }
+    return "";
+  }
+
   // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
   void evaluate(const Candidate& candidate, bool is_reference, Measurement* m) {
     const Variant& v = candidate.variant;
@@ -299,6 +324,10 @@ class GpuRunner : public Runner {
                     "no kernel '" + name + "' in the module: " + cuda::cuda_error_name(result));
       }
       functions.push_back(function);
+    }
+
+    if (std::string why = upload_constants(module); !why.empty()) {
+      return fail(Status::kCompileError, why);
     }
 
     // ptxas's log says what a kernel uses; where it did not (an unparsed log), the loaded
@@ -412,6 +441,7 @@ class GpuRunner : public Runner {
   bool check_outputs_;
   double rtol_, atol_;
   OutputCheckers checkers_;
+  std::string kernel_file_;  // named where a constant's symbol is missing
   DeviceInfo device_;
   std::unique_ptr<cuda::Context> context_;
   std::vector<HostBuffer> host_;

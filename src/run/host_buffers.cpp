@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 
 #include "gputune/error.h"
+#include "run/parallel_fill.h"
 #include "run/scalar_visit.h"
 
 namespace gputune {
@@ -26,39 +26,43 @@ std::vector<unsigned char> given_bytes(const ArgumentSpec& argument, const Share
 
 }  // namespace
 
-std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type,
-                                     uint64_t count) {
-  if (argument.fill == Fill::kData) return given_bytes(argument, argument.data, "data", count);
-  std::vector<unsigned char> data(count * size_of(type));
+InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
+                     unsigned threads) {
+  if (argument.fill == Fill::kData) {
+    const std::vector<unsigned char> given = given_bytes(argument, argument.data, "data", count);
+    return InputBytes(given.begin(), given.end());
+  }
+  InputBytes data(count * size_of(type));
   visit_type(type, [&](auto zero) {
     using T = decltype(zero);
     T* out = reinterpret_cast<T*>(data.data());
-    switch (argument.fill) {
-      case Fill::kZeros:
-        std::fill(out, out + count, T{});
-        break;
-      case Fill::kConstant:
-        std::fill(out, out + count, convert<T>(argument.fill_value));
-        break;
-      case Fill::kIota:
-        for (uint64_t i = 0; i < count; ++i) out[i] = static_cast<T>(i);
-        break;
-      case Fill::kData:  // returned above
-        break;
-      case Fill::kRandom: {
-        std::mt19937_64 engine(argument.seed);
-        std::uniform_real_distribution<double> uniform(argument.fill_low, argument.fill_high);
-        for (uint64_t i = 0; i < count; ++i) {
-          const double value = uniform(engine);
-          if constexpr (std::is_floating_point_v<T>) {
-            out[i] = static_cast<T>(value);
-          } else {
-            out[i] = static_cast<T>(std::floor(value));
+    const Fill fill = argument.fill;
+    const T constant = fill == Fill::kConstant ? convert<T>(argument.fill_value) : T{};
+    const double low = argument.fill_low, span = argument.fill_high - argument.fill_low;
+    const uint64_t seed = argument.seed;
+    parallel_ranges(count, threads, [&](uint64_t begin, uint64_t end) {
+      switch (fill) {
+        case Fill::kZeros:
+        case Fill::kConstant:
+          std::fill(out + begin, out + end, constant);
+          break;
+        case Fill::kIota:
+          for (uint64_t i = begin; i < end; ++i) out[i] = static_cast<T>(i);
+          break;
+        case Fill::kData:  // returned above
+          break;
+        case Fill::kRandom:
+          for (uint64_t i = begin; i < end; ++i) {
+            const double value = low + span * random_unit(seed, i);
+            if constexpr (std::is_floating_point_v<T>) {
+              out[i] = static_cast<T>(value);
+            } else {
+              out[i] = static_cast<T>(std::floor(value));
+            }
           }
-        }
-        break;
+          break;
       }
-    }
+    });
     return 0;
   });
   return data;
@@ -75,8 +79,10 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
     host.shape = shapes[next++];
     host.output = argument.output;
     host.scratch = argument.scratch;
+    host.constant = argument.constant;
+    if (host.constant) host.symbol = argument.constant_symbol();
     if (!host.output && !host.scratch) {
-      host.data = host_fill(argument, host.shape.type, host.shape.count);
+      host.input = host_fill(argument, host.shape.type, host.shape.count);
     }
     if (host.output && argument.reference) {
       host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);

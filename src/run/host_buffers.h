@@ -1,21 +1,28 @@
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gputune/spec.h"
 #include "run/check_region.h"
+#include "run/parallel_fill.h"
 #include "space/problem.h"
 
 namespace gputune {
 
-// A buffer argument as the runner keeps it on the host: inputs' contents
-// (uploaded again after a context reset) or, for outputs, the reference.
+// A buffer argument as the runner keeps it on the host: inputs' contents (uploaded again after a
+// context reset) or, for outputs, the reference.
 struct HostBuffer {
   BufferShape shape;
   bool output = false;
-  bool scratch = false;  // passes data between launches: poisoned, never compared
-  std::vector<unsigned char> data;
-  bool given_reference = false;  // data is the spec's reference, not the baseline's output
+  bool scratch = false;             // passes data between launches: poisoned, never compared
+  std::vector<unsigned char> data;  // outputs: the reference
+  InputBytes input;                 // inputs and constants: their contents
+  bool given_reference = false;     // data is the spec's reference, not the baseline's output
+  // Filled like an input but copied into the __constant__ symbol of each loaded module; no
+  // device buffer of its own.
+  bool constant = false;
+  std::string symbol;  // constants: the symbol's name
 
   // Outputs: what is compared, and the contents an initialised output starts from (empty:
   // it is poisoned instead).
@@ -28,7 +35,11 @@ struct HostBuffer {
 // Throws Error(kSpec) for given bytes of the wrong size or a region that does not fit.
 std::vector<HostBuffer> make_host_buffers(const Problem& problem);
 
-// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data).
-std::vector<unsigned char> host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count);
+// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data), on
+// up to `threads` threads (0: every hardware thread). Random element i is
+// low + (high - low) * random_unit(seed, i) (run/parallel_fill.h), floored for integer types:
+// the same bytes however many threads fill them.
+InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
+                     unsigned threads = 0);
 
 }  // namespace gputune

@@ -362,7 +362,10 @@ Variant Problem::variant(uint64_t index) const {
         std::find(v.kernel_name_expressions.begin(), v.kernel_name_expressions.end(), name);
     launch.kernel = static_cast<size_t>(known - v.kernel_name_expressions.begin());
     if (known == v.kernel_name_expressions.end()) v.kernel_name_expressions.push_back(name);
-    launch.arguments = spec.arguments;
+    // A constant argument fills a __constant__ symbol of the module; no launch passes it.
+    for (size_t a : spec.arguments) {
+      if (!spec_.arguments[a].constant) launch.arguments.push_back(a);
+    }
     for (size_t i = 0; i < expressions.block.size(); ++i) {
       launch.block[i] = launch_value(expressions.block[i], spec.block[i],
                                      "block[" + std::to_string(i) + "]", false);

@@ -15,8 +15,9 @@ namespace gputune {
 
 // One kernel launch of a variant, at its resolved sizes.
 struct Launch {
-  size_t kernel = 0;              // index into Variant::kernel_name_expressions
-  std::vector<size_t> arguments;  // indices into Spec::arguments, in the kernel's order
+  size_t kernel = 0;  // index into Variant::kernel_name_expressions
+  // Indices into Spec::arguments, in the kernel's order; constant arguments are not passed.
+  std::vector<size_t> arguments;
   std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
   uint32_t dynamic_shared_bytes = 0;
 };

@@ -42,6 +42,48 @@ std::vector<std::string> global_functions(const std::string& source) {
   return names;
 }
 
+namespace {
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The declared name of one declarator ("filter[17 * 17]", "bias = 1"): the last identifier
+// before its size, initialiser or end.
+std::string declarator_name(const std::string& declarator) {
+  size_t end = declarator.find_first_of("[={");
+  if (end == std::string::npos) end = declarator.size();
+  while (end > 0 && !is_identifier_char(declarator[end - 1])) --end;
+  size_t begin = end;
+  while (begin > 0 && is_identifier_char(declarator[begin - 1])) --begin;
+  return declarator.substr(begin, end - begin);
+}
+
+}  // namespace
+
+std::vector<std::string> constant_symbols(const std::string& source) {
+  std::vector<std::string> names;
+  const std::string marker = "__constant__";
+  size_t pos = 0;
+  while ((pos = source.find(marker, pos)) != std::string::npos) {
+    pos += marker.size();
+    if (pos < source.size() && is_identifier_char(source[pos])) continue;
+    int depth = 0;
+    size_t start = pos, i = pos;
+    for (; i < source.size(); ++i) {
+      const char c = source[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if (depth == 0 && (c == ',' || c == ';')) {
+        const std::string name = declarator_name(source.substr(start, i - start));
+        if (!name.empty()) names.push_back(name);
+        start = i + 1;
+        if (c == ';') break;
+      }
+    }
+    pos = i;
+  }
+  return names;
+}
+
 std::string quoted_includes(const std::string& source, const std::string& folder,
                             std::set<std::string>* seen) {
   namespace fs = std::filesystem;

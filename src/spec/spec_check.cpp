@@ -83,6 +83,7 @@ class Checker {
   void check_defines() const;
   void check_arguments();
   void check_output_check(const ArgumentSpec& arg, const std::string& what) const;
+  void check_constant_argument(const ArgumentSpec& arg, const std::string& key) const;
   void check_launches();
   void check_launch_geometry(const LaunchSpec& launch, const std::string& context) const;
   void check_constraints() const;
@@ -99,6 +100,7 @@ class Checker {
   std::vector<std::string> symbol_dimensions_;
   std::vector<std::pair<std::string, SourceLocation>> defined_;
   std::vector<std::string> kernel_globals_;  // the kernel's __global__ functions, headers included
+  std::vector<std::string> kernel_constants_;  // its __constant__ variables, headers included
 };
 
 void Checker::check_expression(const ExprText& expr, Visible visible, const std::string& what,
@@ -210,6 +212,7 @@ void Checker::check_kernel() {
       spec_.kernel_source, std::filesystem::path(spec_.kernel_path).parent_path().string(), &seen);
   spec_.headers_hash = stable_hash(headers);
   kernel_globals_ = global_functions(spec_.kernel_source + "\n" + headers);
+  kernel_constants_ = constant_symbols(spec_.kernel_source + "\n" + headers);
   // A multi-launch spec's own name, composed by an earlier check, names no single function.
   const bool composed = spec_.kernel_name.text.find(" + ") != std::string::npos &&
                         spec_.kernel_name.text == launches_kernel_name(spec_.launches);
@@ -337,6 +340,7 @@ void Checker::check_arguments() {
                " is both an output and scratch; expected one of them: outputs "
                "are checked, scratch buffers only pass data between launches");
     }
+    if (arg.constant) check_constant_argument(arg, key);
     if (arg.is_buffer && arg.fill == Fill::kRandom && !(arg.fill_low < arg.fill_high)) {
       fail(at(key + "range", arg.where),
            what + " range is empty; expected [low, high] with low < high");
@@ -392,6 +396,40 @@ void Checker::check_output_check(const ArgumentSpec& arg, const std::string& wha
       check_expression((*exprs)[i], Visible::kProblem,
                        context + " " + part + "[" + std::to_string(i) + "]");
     }
+  }
+}
+
+void Checker::check_constant_argument(const ArgumentSpec& arg, const std::string& key) const {
+  const std::string what = "argument '" + arg.name + "'";
+  const SourceLocation where = at(key + "constant", arg.where);
+  if (!arg.is_buffer) {
+    fail(where, what +
+                    " is a scalar and cannot be constant; expected count (the elements of the "
+                    "__constant__ symbol it fills)");
+  }
+  if (arg.output || arg.scratch) {
+    fail(where, what + " is constant and " + (arg.output ? "an output" : "scratch") +
+                    ", but kernels cannot write __constant__ memory; expected constant: true "
+                    "on inputs only (remove " +
+                    (arg.output ? "output" : "scratch") + ": true or constant: true)");
+  }
+  const std::string& symbol = arg.constant_symbol();
+  const SourceLocation symbol_where = at(key + (arg.symbol.empty() ? "name" : "symbol"), where);
+  if (!is_identifier(symbol)) {
+    fail(symbol_where, what + " names the symbol '" + symbol +
+                           "', which is not an identifier; expected the name of a "
+                           "__constant__ variable at namespace scope");
+  }
+  if (!contains(kernel_constants_, symbol)) {
+    const std::string source = !context_.kernel_source_as_written.empty()
+                                   ? context_.kernel_source_as_written
+                               : !spec_.kernel_path.empty() ? spec_.kernel_path
+                                                            : std::string("the kernel source");
+    fail(symbol_where,
+         what + " is constant, but " + source + " declares no __constant__ variable '" + symbol +
+             "'" + suggestion(symbol, kernel_constants_) + "; expected one of: " +
+             (kernel_constants_.empty() ? "(none found)" : join(kernel_constants_)) +
+             (arg.symbol.empty() ? " (or symbol: <name> when the argument's name differs)" : ""));
   }
 }
 
@@ -454,7 +492,7 @@ void Checker::check_launches() {
     check_launch_geometry(launch, context);
   }
   for (size_t a = 0; a < used.size(); ++a) {
-    if (!used[a]) {
+    if (!used[a] && !spec_.arguments[a].constant) {
       fail(spec_.arguments[a].where, "argument '" + spec_.arguments[a].name +
                                          "' is passed to no launch; expected every argument "
                                          "in some launch's arguments");

@@ -12,6 +12,7 @@ struct SpecCheckContext {
   // Finer locations than the Spec keeps, by key: "problem/NAME" (the name),
   // "values/PARAMETER" (its list) and "values/PARAMETER/I", "arguments" (the list),
   // "arguments/I/name", "arguments/I/output", "arguments/I/scratch", "arguments/I/range",
+  // "arguments/I/constant", "arguments/I/symbol",
   // "baseline/I/name", "baseline/I/value" (I-th entry as written), "check/rtol", "check/atol",
   // "search/strategy".
   std::map<std::string, SourceLocation> where;

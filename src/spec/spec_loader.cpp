@@ -308,8 +308,8 @@ void Loader::read_arguments(const YAML::Node& node, Spec* spec) {
 void Loader::read_argument(const YAML::Node& item, size_t index, ArgumentSpec* arg) {
   require_map(item, "an argument");
   check_keys(item,
-             {"name", "type", "count", "value", "output", "scratch", "fill", "fill_value", "seed",
-              "range"},
+             {"name", "type", "count", "value", "output", "scratch", "constant", "symbol", "fill",
+              "fill_value", "seed", "range"},
              "an argument");
   const std::string key = "arguments/" + std::to_string(index) + "/";
   arg->where = where(item);
@@ -346,6 +346,18 @@ void Loader::read_argument(const YAML::Node& item, size_t index, ArgumentSpec* a
   if (const YAML::Node scratch = item["scratch"]) {
     arg->scratch = boolean_of(scratch, what + " scratch");
     remember(key + "scratch", scratch);
+  }
+  if (const YAML::Node constant = item["constant"]) {
+    arg->constant = boolean_of(constant, what + " constant");
+    remember(key + "constant", constant);
+  }
+  if (const YAML::Node symbol = item["symbol"]) {
+    if (!arg->constant) {
+      fail(key_node(item, "symbol"),
+           what + " has a symbol but is not constant; expected symbol only with constant: true");
+    }
+    arg->symbol = string_of(symbol, what + " symbol");
+    remember(key + "symbol", symbol);
   }
 
   const YAML::Node fill = item["fill"], fill_value = item["fill_value"], seed = item["seed"],

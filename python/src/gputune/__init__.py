@@ -25,9 +25,10 @@ from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuEr
                       SpecError, UsageError)
 from .results import Results
 from .session import gpus, load, search, strategies, workloads
-from .tuning import Arg, Out, tune
+from .tuning import Arg, Constant, Out, tune
 
-__all__ = ["search", "tune", "load", "workloads", "gpus", "Results", "Arg", "Out", "Error",
+__all__ = ["search", "tune", "load", "workloads", "gpus", "Results", "Arg", "Constant", "Out",
+           "Error",
            "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
            "IoError", "InternalError", "strategies"]
 __version__ = "0.1.0"

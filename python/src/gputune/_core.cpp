@@ -272,7 +272,7 @@ class SpecParts {
                 where(key).message("a value must be a number or a name, got " + python_type(v)));
   }
 
-  // {"name", "type", "count" (a buffer) or "value" (a scalar), "output"}.
+  // {"name", "type", "count" (a buffer) or "value" (a scalar), "output", "constant", "symbol"}.
   ArgumentSpec argument(const py::handle& item) const {
     const auto fields = cast<std::map<std::string, py::object>>(item, "args");
     const auto field = [&](const std::string& key) {
@@ -291,6 +291,8 @@ class SpecParts {
     ExprText& expr = arg.is_buffer ? arg.count : arg.value;
     expr = {cast<std::string>(field(arg.is_buffer ? "count" : "value"), key), arg.where};
     arg.output = !field("output").is_none() && cast<bool>(field("output"), key);
+    arg.constant = !field("constant").is_none() && cast<bool>(field("constant"), key);
+    if (!field("symbol").is_none()) arg.symbol = cast<std::string>(field("symbol"), key);
     return arg;
   }
 
@@ -336,6 +338,8 @@ py::dict spec_info(const Spec& spec) {
     d["type"] = type_name(a.type);
     d["is_buffer"] = a.is_buffer;
     d["output"] = a.output;
+    d["constant"] = a.constant;
+    if (a.constant) d["symbol"] = a.constant_symbol();
     d["count"] = a.count.text;
     d["value"] = a.value.text;
     d["has_data"] = static_cast<bool>(a.data);

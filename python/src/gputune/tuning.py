@@ -22,13 +22,24 @@ class Arg:
     value: a numpy array (a buffer), a number or an expression string (a scalar). output: the
     buffer is an output (checked, never read). type: the scalar type ("int32", "float32", ...)
     for numbers and expressions. name: the argument's name (else from ``args`` or the kernel).
+    constant: the array fills the module's ``__constant__`` symbol of that name (or ``symbol``)
+    instead of being passed to the kernel.
     """
 
-    def __init__(self, value, *, output=False, type=None, name=None):
+    def __init__(self, value, *, output=False, type=None, name=None, constant=False,
+                 symbol=None):
         self.value = value
         self.output = output
         self.type = type
         self.name = name
+        self.constant = constant
+        self.symbol = symbol
+
+
+def Constant(value, **kwargs):
+    """A ``__constant__`` symbol's contents, not a kernel parameter: ``Constant(filter)`` fills
+    the symbol named as the argument (``symbol=`` names another) before every run."""
+    return Arg(value, constant=True, **kwargs)
 
 
 def Out(value, **kwargs):
@@ -153,9 +164,17 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     else:
         signature = _kernel_parameters(source, name)
         items = []
-        for i, value in enumerate(args):
-            arg_name = value.name if isinstance(value, Arg) and value.name else (
-                signature[i] if i < len(signature) else "arg%d" % i)
+        position = 0  # in the kernel's signature, which constant arguments are not part of
+        for value in args:
+            if isinstance(value, Arg) and value.constant:
+                arg_name = value.name or value.symbol
+                if not arg_name:
+                    raise UsageError("tune(): a constant argument in a list of args needs "
+                                     "name= or symbol= (it is no kernel parameter to name it)")
+            else:
+                arg_name = value.name if isinstance(value, Arg) and value.name else (
+                    signature[position] if position < len(signature) else "arg%d" % position)
+                position += 1
             items.append((arg_name, value))
     outputs = list(outputs or [])
     known = [n for n, _ in items]
@@ -176,8 +195,11 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
             type_name = _type_of(arg.type or array.dtype, what)
             if array.size == 0:
                 raise UsageError("%s: the array is empty" % what)
-            arguments.append({"name": arg_name, "type": type_name, "count": str(array.size),
-                              "output": bool(is_output)})
+            entry = {"name": arg_name, "type": type_name, "count": str(array.size),
+                     "output": bool(is_output)}
+            if arg.constant:
+                entry.update(constant=True, symbol=arg.symbol)
+            arguments.append(entry)
             if is_output:
                 buffers[arg_name] = (np.dtype(type_name), array.size)
             else:
@@ -185,6 +207,9 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 data_digests[arg_name] = _digest(data.tobytes())
                 inputs[arg_name] = data
         else:
+            if arg.constant:
+                raise UsageError("%s: a constant argument must be a numpy array (its contents "
+                                 "fill the __constant__ symbol)" % what)
             if is_output:
                 raise UsageError("%s: an output must be a numpy array (its shape and dtype "
                                  "size the buffer)" % what)
