@@ -37,7 +37,7 @@ rm -rf .device
 mkdir -p "$stage"
 cp "$build/gputune" "$stage/"
 find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -exec cp {} "$stage/" \;
-for tool in bench/gputune_bench gputune_strategy_bench; do
+for tool in bench/gputune_bench gputune_strategy_bench gputune_fill_bench; do
   if [ -x "$build/$tool" ]; then cp "$build/$tool" "$stage/"; fi
 done
 git rev-parse --short "${BUNDLE_REV:-HEAD}" > .device/COMMIT

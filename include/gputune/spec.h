@@ -74,8 +74,8 @@ struct ArgumentSpec {
   // and copied into the symbol after each module is loaded; no launch passes it.
   bool constant = false;
   std::string symbol;         // constants: the symbol's name; empty means the argument's name
-  Fill fill = Fill::kRandom;           // inputs, and outputs that are `initialised`
-  double fill_value = 0;               // kConstant
+  Fill fill = Fill::kRandom;  // inputs, and outputs that are `initialised`
+  double fill_value = 0;      // kConstant
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
   uint64_t seed = 0;                   // kRandom
   SharedBytes data;                    // kData: count * size_of(type) bytes, native byte order

@@ -90,8 +90,9 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
     }
     if (host.output) {
       host.region = resolve_check_region(argument, host.shape.count, problem.problem_values());
-      if (argument.initialised)
+      if (argument.initialised) {
         host.initial = host_fill(argument, host.shape.type, host.shape.count);
+      }
     }
     buffers.push_back(std::move(host));
   }

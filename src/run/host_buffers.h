@@ -27,7 +27,7 @@ struct HostBuffer {
   // Outputs: what is compared, and the contents an initialised output starts from (empty:
   // it is poisoned instead).
   CheckRegion region;
-  std::vector<unsigned char> initial;
+  InputBytes initial;
 };
 
 // One per buffer argument of the problem, in order: inputs filled as the spec says, outputs
