@@ -15,6 +15,21 @@
 
 namespace gputune {
 
+WorkloadKey workload_key(const Problem& problem, const DeviceInfo& device,
+                         const std::string& toolchain) {
+  const Spec& spec = problem.spec();
+  WorkloadKey key;
+  key.spec_hash = spec.spec_hash();
+  key.source_hash = spec.source_hash();
+  key.spec_path = spec.path;
+  key.spec_text = spec.text;
+  key.kernel_name = spec.kernel_name.text;
+  key.problem_json = problem.problem_json();
+  key.device = device;
+  key.nvrtc_version = toolchain;
+  return key;
+}
+
 namespace {
 
 // Routes a ProcessRunner's worker phases to the search while it runs, and no longer after.
@@ -36,17 +51,7 @@ class PhaseListenerScope {
 
 // Finds or creates the workload this search stores its results under.
 int64_t open_workload(const Problem& problem, const DeviceInfo& device, Store& store) {
-  const Spec& spec = problem.spec();
-  WorkloadKey key;
-  key.spec_hash = spec.spec_hash();
-  key.source_hash = spec.source_hash();
-  key.spec_path = spec.path;
-  key.spec_text = spec.text;
-  key.kernel_name = spec.kernel_name.text;
-  key.problem_json = problem.problem_json();
-  key.device = device;
-  key.nvrtc_version = nvrtc_version();
-  const int64_t workload = store.workload(key);
+  const int64_t workload = store.workload(workload_key(problem, device, nvrtc_version()));
   store.set_baseline(workload, problem.baseline_index());
   return workload;
 }

@@ -38,6 +38,11 @@ struct SearchResult {
   SearchRecord record;
 };
 
+// What identifies a workload in the store: the spec and its kernel, the problem values, the
+// device and the toolchain that compiled the variants.
+WorkloadKey workload_key(const Problem& problem, const DeviceInfo& device,
+                         const std::string& toolchain);
+
 // Compiles, checks and times what the strategy proposes until it stops, the budget is spent
 // or `stop` becomes true; every evaluation is committed as it completes, so an interrupted
 // search resumes where it stopped. Evaluations found in the store count towards the budget

@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
+#include "search/search.h"
 #include "space/problem.h"
 #include "store/store.h"
 
@@ -158,16 +159,10 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
                     "Kernel Tuner tried");
   }
 
-  WorkloadKey key;
-  key.spec_hash = spec.spec_hash();
-  key.source_hash = spec.source_hash();
-  key.spec_path = spec.path;
-  key.spec_text = spec.text;
-  key.kernel_name = spec.kernel_name.text;
-  key.problem_json = problem.problem_json();
-  key.device.name = device_name;
+  DeviceInfo device;
+  device.name = device_name;
   // Never the toolchain of a search, so an import stays a workload of its own.
-  key.nvrtc_version = "imported from Kernel Tuner";
+  const WorkloadKey key = workload_key(problem, device, "imported from Kernel Tuner");
   auto store = open_sqlite_store(db);
   report.workload = store->workload(key);
   store->commit(report.workload, measurements);
