@@ -31,7 +31,8 @@ export LD_LIBRARY_PATH="$(dirname "$nvrtc")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   python3 -X faulthandler -c 'import gputune, sys; sys.path.insert(0, "python/tests")
 from scale_kernel import tune_kwargs
 _, kw = tune_kwargs(params={"THREADS": [64], "ITEMS": [1]}, compile_only=True)
-print("one variant compiled:", gputune.tune(**kw).df.status.tolist())' || echo "sanity compile failed: rc $?"
+df = gputune.tune(**kw).df
+print("one variant compiled:", df.status.tolist(), "registers:", df.registers.tolist())' || echo "sanity compile failed: rc $?"
 } 2>&1 | tee "$out/environment.txt"
 cd python
 python3 -m pytest -rs -v -p no:cacheprovider tests 2>&1 | tee "$out/pytest.log"
