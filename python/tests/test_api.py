@@ -376,3 +376,32 @@ def test_tune_fills_a_constant_symbol_from_numpy(tmp_path):
     with pytest.raises(gputune.UsageError, match="must be a numpy array"):
         gputune.tune(args={"out": out, "x": x, "n": "n", "weights": gputune.Constant(2.0)},
                      **common)
+
+
+DEFINES_SOURCE = r"""
+extern "C" __global__ void fill(float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < LENGTH) out[i] = PER_BLOCK;
+}
+"""
+
+
+def test_tune_defines_reach_the_kernel(tmp_path):
+    n = 1000
+    common = dict(source=DEFINES_SOURCE, name="fill", params={"THREADS": [64, 128]},
+                  args={"out": gputune.Out(np.empty(n, np.float32))}, block=["THREADS"],
+                  grid=["ceil(n / THREADS)"], problem={"n": n}, compile_only=True, arch="sm_90",
+                  cache=False, db=str(tmp_path / "d.db"), progress=False)
+    without = gputune.tune(**common)
+    assert set(without.df.status) == {"compile_error"}
+    r = gputune.tune(defines={"LENGTH": "n", "PER_BLOCK": "THREADS * 2"}, **common)
+    assert set(r.df.status) == {"ok"} and len(r.df) == 2
+    assert r.spec["defines"] == [("LENGTH", "n"), ("PER_BLOCK", "THREADS * 2")]
+    assert r.spec["spec_hash"] != without.spec["spec_hash"]
+    with pytest.raises(gputune.SpecError, match=r"tune\(\): defines\['THREADS'\]: define "
+                                                r"'THREADS' has the name of a parameter"):
+        gputune.tune(defines={"LENGTH": "n", "PER_BLOCK": 1, "THREADS": 64}, **common)
+    with pytest.raises(gputune.SpecError, match="define 'LENGTH'"):
+        gputune.tune(defines={"LENGTH": "m", "PER_BLOCK": 1}, **common)
+    with pytest.raises(gputune.UsageError, match="defines must be a dict"):
+        gputune.tune(defines=[("LENGTH", "n")], **common)

@@ -275,14 +275,8 @@ void T1Reader::read_argument(const json& item, const std::string& pointer, Argum
   arg->where = where_.at(pointer);
   context_.where["arguments/" + index + "/name"] = where_.at(pointer + "/Name");
   const std::string what = "argument '" + arg->name + "'";
-  const std::string memory =
-      string_at(member(item, pointer, "MemoryType", "Scalar or Vector"), pointer + "/MemoryType");
-  if (memory == "Symbol") {
-    fail(pointer + "/MemoryType",
-         what +
-             " is a Symbol (a __constant__ or __device__ variable), which the T1 reader "
-             "does not map yet; write a YAML spec for it (see docs/coming-from.md)");
-  }
+  const std::string memory = string_at(
+      member(item, pointer, "MemoryType", "Scalar, Vector or Symbol"), pointer + "/MemoryType");
   if (memory == "Local") {
     fail(pointer + "/MemoryType", what +
                                       " is Local memory, an OpenCL __local argument that a "
@@ -290,9 +284,9 @@ void T1Reader::read_argument(const json& item, const std::string& pointer, Argum
                                       "KernelSpecification.SharedMemory (dynamic shared "
                                       "memory) instead");
   }
-  if (memory != "Scalar" && memory != "Vector") {
+  if (memory != "Scalar" && memory != "Vector" && memory != "Symbol") {
     fail(pointer + "/MemoryType",
-         "unknown MemoryType '" + memory + "' for " + what + "; expected Scalar or Vector");
+         "unknown MemoryType '" + memory + "' for " + what + "; expected Scalar, Vector or Symbol");
   }
   const std::string type_name_text =
       string_at(member(item, pointer, "Type", "int32, float, double, ..."), pointer + "/Type");
@@ -304,15 +298,27 @@ void T1Reader::read_argument(const json& item, const std::string& pointer, Argum
                                 "not supported)");
   }
   arg->type = element.type;
-  arg->is_buffer = memory == "Vector";
+  // A Symbol is the module's __constant__ variable of its Name, filled like a Vector.
+  arg->constant = memory == "Symbol";
+  arg->is_buffer = memory != "Scalar";
+  if (arg->constant) {
+    // T1 has no other name for the symbol, so the check's hint at `symbol:` would not apply.
+    arg->symbol = arg->name;
+    context_.where["arguments/" + index + "/constant"] = where_.at(pointer + "/MemoryType");
+    context_.where["arguments/" + index + "/symbol"] = where_.at(pointer + "/Name");
+  }
   if (!arg->is_buffer) {
     if (element.lanes != 1) fail(pointer + "/Type", what + " is a vector type passed by value");
     const json& value = member(item, pointer, "FillValue", "the scalar's value");
     arg->value = {expression_at(value, pointer + "/FillValue"), where_.at(pointer + "/FillValue")};
     return;
   }
+  // A Symbol without a Size is a single variable (`__constant__ float scale;`).
   const std::string size =
-      expression_at(member(item, pointer, "Size", "the number of elements"), pointer + "/Size");
+      arg->constant && !item.contains("Size")
+          ? "1"
+          : expression_at(member(item, pointer, "Size", "the number of elements"),
+                          pointer + "/Size");
   arg->count = {element.lanes == 1 ? size : "(" + size + ") * " + std::to_string(element.lanes),
                 where_.at(pointer + "/Size")};
   std::string access = "ReadWrite";
@@ -325,7 +331,10 @@ void T1Reader::read_argument(const json& item, const std::string& pointer, Argum
   }
   arg->output = output;
   context_.where["arguments/" + index + "/output"] = where_.at(pointer);
-  if (output) return;  // outputs are poisoned and compared, never filled
+  // An output with a fill starts from it (elements the kernel leaves alone compare equal);
+  // without one it is poisoned, so that every element must be written.
+  arg->initialised = output && (item.contains("FillType") || item.contains("FillValue"));
+  if (output && !arg->initialised) return;
   std::string fill = "Random";
   if (item.contains("FillType")) fill = string_at(item.at("FillType"), pointer + "/FillType");
   double fill_value = 1;

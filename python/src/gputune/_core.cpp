@@ -173,6 +173,9 @@ class SpecParts {
     for (const auto& [name, text] : pairs<std::string>("problem")) {
       spec.problem.push_back({name, {text, where("problem", name)}});
     }
+    for (const auto& [name, text] : pairs<std::string>("defines")) {
+      spec.defines.push_back({name, {text, where("defines", name)}});
+    }
     for (const py::handle& item : list("args")) spec.arguments.push_back(argument(item));
     spec.launches.push_back(launch(spec));
     spec.launches_where = where();
@@ -217,10 +220,10 @@ class SpecParts {
 
  private:
   static constexpr const char* kKeys[] = {
-      "origin", "path",         "text",   "description", "source",      "kernel_path",
-      "name",   "options",      "macros", "problem",     "args",        "block",
-      "grid",   "shared_bytes", "params", "transforms",  "constraints", "baseline",
-      "rtol",   "atol",         "bytes",  "flops",       "check"};
+      "origin",   "path",    "text",         "description", "source",     "kernel_path",
+      "name",     "options", "macros",       "defines",     "problem",    "args",
+      "block",    "grid",    "shared_bytes", "params",      "transforms", "constraints",
+      "baseline", "rtol",    "atol",         "bytes",       "flops",      "check"};
 
   SourceLocation where(const std::string& key = "") const {
     return {key.empty() ? origin_ : origin_ + ": " + key};
@@ -331,6 +334,9 @@ py::dict spec_info(const Spec& spec) {
   py::list problem;
   for (const auto& [name, expr] : spec.problem) problem.append(py::make_tuple(name, expr.text));
   out["problem"] = problem;
+  py::list defines;
+  for (const auto& [name, expr] : spec.defines) defines.append(py::make_tuple(name, expr.text));
+  out["defines"] = defines;
   py::list arguments;
   for (const ArgumentSpec& a : spec.arguments) {
     py::dict d;

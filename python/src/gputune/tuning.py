@@ -113,7 +113,7 @@ def _digest(data):
 def tune(source, name, *, params, args, block, grid, constraints=(), transforms=None,
          outputs=None, reference=None, baseline=None, problem=None, shared_bytes=None,
          rtol=1e-5, atol=1e-6, check=None, bytes=None, flops=None, options=(), macros=True,
-         description=None, db=None, strategy=None, budget=None, seed=None, force=None,
+         defines=None, description=None, db=None, strategy=None, budget=None, seed=None, force=None,
          no_prior=None, device=None, warm_cache=None, max_seconds=None, fast=None,
          timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
          jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True):
@@ -128,9 +128,11 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     of problem values and parameters. reference: the expected outputs (a list in output order,
     or {name: array}); without it, the baseline config's outputs are the reference.
     problem: named values for expressions ({"n": 1024}). check="none" times variants without
-    checking their outputs (the results say so: ``outputs_checked`` is False). The rest are
-    spec keys (constraints, transforms, baseline, shared_bytes, rtol/atol, bytes/flops metrics,
-    options, macros) or search() options, with search()'s meanings and defaults.
+    checking their outputs (the results say so: ``outputs_checked`` is False). defines:
+    {"N": "n", "BLOCKS": "ceil(n / TILE)"}, each -DNAME=value for every variant, the value an
+    expression of problem values and parameters (for kernels that #define their sizes). The
+    rest are spec keys (constraints, transforms, baseline, shared_bytes, rtol/atol, bytes/flops
+    metrics, options, macros) or search() options, with search()'s meanings and defaults.
 
     The spec is built in memory; nothing is written but the database. What keys the database
     is a canonical text of these arguments with a hash of the input and reference data, so
@@ -285,8 +287,14 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
         "bytes": None if bytes is None else _expression(bytes),
         "flops": None if flops is None else _expression(flops),
     }
-    if check is not None:  # only when given, so that earlier tune() calls keep their identity
+    # Only when given, so that earlier tune() calls keep their identity.
+    if check is not None:
         parts["check"] = check
+    if defines:
+        if not isinstance(defines, dict):
+            raise UsageError("tune(): defines must be a dict {name: expression}, e.g. "
+                             "{'N': 'n'}")
+        parts["defines"] = [[str(key), _expression(value)] for key, value in defines.items()]
     # The spec's identity (its text): everything above and the data's digests, canonical, so
     # that the same inputs find what is stored and other inputs do not. The source is keyed
     # apart (its own hash).

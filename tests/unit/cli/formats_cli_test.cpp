@@ -24,6 +24,14 @@ TEST(FormatsCli, T1FileRunsCompileOnly) {
       << result.out;
 }
 
+TEST(FormatsCli, T1FileWithConstantMemoryRunsCompileOnly) {
+  const std::string t1 = test::source_dir() + "/tests/formats/weighted_sum.json";
+  CommandResult result = run_gputune("search " + t1 + " --compile-only --arch sm_90 -j 2");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("4 variants compiled for sm_90, 0 failed"), std::string::npos)
+      << result.out;
+}
+
 TEST(FormatsCli, ImportKernelTunerCacheThenExportT4) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("gputune_formats_" + std::to_string(getpid()));

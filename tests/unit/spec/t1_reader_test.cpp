@@ -14,10 +14,12 @@
 namespace gputune {
 namespace {
 
-std::string fixture_path() { return test::source_dir() + "/tests/formats/scaled_sum.json"; }
+std::string fixture_path(const std::string& name = "scaled_sum") {
+  return test::source_dir() + "/tests/formats/" + name + ".json";
+}
 
-std::string fixture_text() {
-  std::ifstream in(fixture_path());
+std::string fixture_text(const std::string& name = "scaled_sum") {
+  std::ifstream in(fixture_path(name));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -29,9 +31,9 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
-std::string error_of(const std::string& text) {
+std::string error_of(const std::string& text, const std::string& name = "scaled_sum") {
   try {
-    parse_t1_spec(text, fixture_path());
+    parse_t1_spec(text, fixture_path(name));
   } catch (const Error& e) {
     return e.what();
   }
@@ -97,6 +99,7 @@ TEST(T1Reader, MapsATuningProblemOntoASpec) {
 
   ASSERT_EQ(spec.arguments.size(), 5u);
   EXPECT_TRUE(spec.arguments[0].output);
+  EXPECT_FALSE(spec.arguments[0].initialised);  // no fill: poisoned, every element checked
   EXPECT_EQ(spec.arguments[0].count.text, "ProblemSize_0");
   EXPECT_EQ(spec.arguments[1].fill, Fill::kRandom);
   EXPECT_EQ(spec.arguments[1].fill_high, 2.0);
@@ -137,16 +140,16 @@ TEST(T1Reader, CudaGlobalSizeIsTheGrid) {
 
 TEST(T1Reader, UnmappableFeaturesAreRefusedWithWhereAndWhatInstead) {
   const std::string text = fixture_text();
-  const std::string symbol = error_of(
+  const std::string local = error_of(
       replaced(text,
                "\"Size\": \"ProblemSize[0]\",\n                \"MemoryType\": \"Vector\",\n"
                "                \"AccessType\": \"ReadOnly\",\n                \"FillType\": "
                "\"Constant\"",
-               "\"Size\": \"ProblemSize[0]\",\n                \"MemoryType\": \"Symbol\",\n"
+               "\"Size\": \"ProblemSize[0]\",\n                \"MemoryType\": \"Local\",\n"
                "                \"AccessType\": \"ReadOnly\",\n                \"FillType\": "
                "\"Constant\""));
-  EXPECT_NE(symbol.find("scaled_sum.json:73:17: argument 'y' is a Symbol"), std::string::npos)
-      << symbol;
+  EXPECT_NE(local.find("scaled_sum.json:73:17: argument 'y' is Local memory"), std::string::npos)
+      << local;
   const std::string opencl =
       error_of(replaced(text, "\"Language\": \"CUDA\"", "\"Language\": \"OpenCL\""));
   EXPECT_NE(opencl.find("Language 'OpenCL' is not supported"), std::string::npos) << opencl;
@@ -168,6 +171,76 @@ TEST(T1Reader, UnmappableFeaturesAreRefusedWithWhereAndWhatInstead) {
       << values;
   const std::string missing = error_of(replaced(text, "\"KernelSpecification\"", "\"Kernel\""));
   EXPECT_NE(missing.find("no 'KernelSpecification'"), std::string::npos) << missing;
+}
+
+TEST(T1Reader, SymbolsAreConstantArguments) {
+  const Spec spec = load_spec(fixture_path("weighted_sum"));
+  ASSERT_EQ(spec.arguments.size(), 5u);
+  const ArgumentSpec& weights = spec.arguments[2];
+  EXPECT_TRUE(weights.constant);
+  EXPECT_TRUE(weights.is_buffer);
+  EXPECT_EQ(weights.constant_symbol(), "weights");
+  EXPECT_EQ(weights.count.text, "16");
+  EXPECT_EQ(weights.fill, Fill::kRandom);
+  EXPECT_EQ(weights.fill_high, 2.0);
+  EXPECT_EQ(weights.seed, 5u);
+  const ArgumentSpec& bias = spec.arguments[3];  // no Size: one variable
+  EXPECT_TRUE(bias.constant);
+  EXPECT_EQ(bias.count.text, "1");
+  EXPECT_EQ(bias.fill, Fill::kConstant);
+  EXPECT_EQ(bias.fill_value, 0.5);
+  EXPECT_FALSE(spec.arguments[0].constant);
+  EXPECT_FALSE(spec.arguments[4].constant);
+}
+
+TEST(T1Reader, ASymbolTheKernelLacksIsTheSpecChecksError) {
+  const std::string text = fixture_text("weighted_sum");
+  const std::string wrong =
+      error_of(replaced(text, "\"Name\": \"weights\"", "\"Name\": \"weight\""), "weighted_sum");
+  const size_t at = wrong.find("weighted_sum.json:49:17: ");
+  ASSERT_NE(at, std::string::npos) << wrong;
+  EXPECT_EQ(wrong.substr(at),
+            "weighted_sum.json:49:17: argument 'weight' is constant, but weighted_sum.cu declares "
+            "no __constant__ variable 'weight' (did you mean 'weights'?); expected one of: "
+            "weights, bias");
+  const std::string written =
+      error_of(replaced(text,
+                        "\"MemoryType\": \"Symbol\",\n                \"AccessType\": "
+                        "\"ReadOnly\",\n                \"FillType\": \"Random\"",
+                        "\"MemoryType\": \"Symbol\",\n                \"AccessType\": "
+                        "\"WriteOnly\",\n                \"FillType\": \"Random\""),
+               "weighted_sum");
+  EXPECT_NE(written.find("weighted_sum.json:52:17: argument 'weights' is constant and an output"),
+            std::string::npos)
+      << written;
+}
+
+TEST(T1Reader, OutputsWithAFillAreInitialised) {
+  const Spec spec = load_spec(fixture_path("weighted_sum"));
+  const ArgumentSpec& z = spec.arguments[0];
+  EXPECT_TRUE(z.output);
+  EXPECT_TRUE(z.initialised);
+  EXPECT_EQ(z.fill, Fill::kZeros);
+
+  const Spec random = parse_t1_spec(
+      replaced(fixture_text("weighted_sum"),
+               "\"WriteOnly\",\n                \"FillType\": \"Constant\",\n"
+               "                \"FillValue\": 0.0",
+               "\"WriteOnly\",\n                \"FillType\": \"Random\",\n"
+               "                \"FillValue\": 4.0,\n                \"RandomSeed\": 9"),
+      fixture_path("weighted_sum"));
+  EXPECT_TRUE(random.arguments[0].initialised);
+  EXPECT_EQ(random.arguments[0].fill, Fill::kRandom);
+  EXPECT_EQ(random.arguments[0].fill_high, 4.0);
+  EXPECT_EQ(random.arguments[0].seed, 9u);
+
+  const std::string bad =
+      error_of(replaced(fixture_text("weighted_sum"),
+                        "\"FillType\": \"Constant\",\n                \"FillValue\": 0.0",
+                        "\"FillType\": \"BinaryRaw\""),
+               "weighted_sum");
+  EXPECT_NE(bad.find("argument 'z' FillType 'BinaryRaw' is not supported"), std::string::npos)
+      << bad;
 }
 
 TEST(T1Reader, CheckErrorsPointIntoTheFile) {
