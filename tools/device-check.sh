@@ -16,6 +16,10 @@ export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$
 echo "=== transpose search (random, 60 evaluations, 16 compile jobs)"
 .device/bin/gputune search spaces/transpose.yaml --set n=8192 --strategy random --budget 60 \
   --seed 1 --jobs 16 --top 3 --db "$out/transpose.db" 2>/dev/null | tee "$out/transpose.txt" || rc=1
+if [ -x .device/bin/gputune_fill_bench ]; then
+  echo "=== filling 800M random float32 inputs on the host ($(nproc) threads)"
+  .device/bin/gputune_fill_bench 800000000 "$(nproc)" 2>&1 | tee "$out/fill.txt" || rc=1
+fi
 if [ -d .pybundle ]; then
   echo "=== Python tests"
   (cd .pybundle && OUT="$out/python" timeout 300 bash tools/python-device-tests.sh) >"$out/python.log" 2>&1 || rc=1
