@@ -196,6 +196,17 @@ def test_progress_names_the_phase():
     assert phases and set(phases) == {"compiling"}
 
 
+def test_builtin_progress_starts_before_the_total_is_known(capsys):
+    from gputune.progress import _Progress
+    progress = _Progress("tune scale", True)
+    step = {"phase": "starting", "total": 0, "done": 0, "failed": 0, "best_ms": 0,
+            "elapsed_s": 0}
+    progress(step)  # no total yet: a tqdm bar then has no truth value
+    progress(dict(step, phase="measuring", total=9, done=3, best_ms=0.5))
+    progress.close()
+    assert "measuring" in capsys.readouterr().err
+
+
 def test_oversize_blocks_are_pruned_before_compiling():
     _, kwargs = tune_kwargs(compile_only=True,
                             params={"THREADS": [256, 512, 1024, 2048], "ITEMS": [1, 2, 4]})

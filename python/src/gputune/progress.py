@@ -23,9 +23,10 @@ class _Progress:
             best = "best %.4g ms" % p["best_ms"]
         failed = "%d failed " % p["failed"] if p["failed"] else ""
         if self.bar is None:
-            self.bar = _tqdm(total=p["total"] or None, desc=self._desc(phase),
-                             unit="variant") or False
-        if self.bar:
+            bar = _tqdm(total=p["total"] or None, desc=self._desc(phase), unit="variant")
+            self.bar = False if bar is None else bar
+        # Identity, not truth: a tqdm bar without a total yet has no truth value.
+        if self.bar is not False:
             if phase != self.phase:
                 self.bar.set_description_str(self._desc(phase), refresh=False)
             self.bar.total = p["total"] or None
@@ -44,7 +45,7 @@ class _Progress:
         return "%s: %s" % (self.what, phase) if phase else self.what
 
     def close(self):
-        if self.bar:
+        if self.bar is not None and self.bar is not False:
             self.bar.close()
         elif self.bar is False:
             sys.stderr.write("\n")
