@@ -10,4 +10,8 @@ namespace gputune {
 // symbol or the image is not a readable ELF64 file.
 int64_t cubin_symbol_bytes(const std::string& cubin, const std::string& name);
 
+// What ptxas gave the kernel `function` (its lowered name), read from the cubin itself: NVRTC
+// may serve a cubin from its own cache without running ptxas again, and then its log lacks the
+// resource report (seen with NVRTC 13.0.88). -1 where the cubin does not say.
+int cubin_registers(const std::string& cubin, const std::string& function);
 }  // namespace gputune

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compile/compiler.h"
+#include "compile/cubin_symbols.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -72,6 +73,14 @@ void parse_resources(const std::string& log, const std::vector<std::string>& sym
   }
 }
 
+// Registers as the cubin records them (its shared memory section also holds a reserve the
+// report leaves out, and spills are only in the report).
+void registers_from_cubin(const std::vector<std::string>& symbols, CompiledKernel* out) {
+  for (const std::string& symbol : symbols) {
+    out->registers = std::max(out->registers, cubin_registers(out->image, symbol));
+  }
+}
+
 class NvrtcCompiler : public Compiler {
  public:
   CompiledKernel compile(const CompileRequest& request) override {
@@ -132,6 +141,9 @@ class NvrtcCompiler : public Compiler {
     result.image.resize(cubin_size);
     check(nvrtcGetCUBIN(*program, result.image.data()), "nvrtcGetCUBIN");
     parse_resources(result.log, result.lowered_names, &result);
+    // NVRTC may serve a cubin from its own cache without running ptxas, and then the log has no
+    // resource report (NVRTC 13.0.88 on the GPU machine): the cubin itself gives the registers.
+    if (result.registers == 0) registers_from_cubin(result.lowered_names, &result);
     result.ok = true;
     result.compile_ms = elapsed_ms(start);
     return result;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "compile/compiler.h"
+#include "compile/cubin_symbols.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -51,6 +52,31 @@ TEST(NvrtcCompiler, LowersTemplateNameExpressionAndReadsItsSharedMemory) {
   EXPECT_EQ(kernel.lowered_names, (std::vector<std::string>{"_Z5tiledILi16ELi1EEvPf"}));
   EXPECT_GT(kernel.registers, 0);
   EXPECT_EQ(kernel.shared_bytes, 16 * 17 * 4);  // this kernel's section, not tiled<8, 1>'s
+}
+
+// The cubin records what ptxas's report says: where NVRTC serves a cached cubin without the
+// report, the compiler reads the cubin instead (nvrtc_compiler.cpp).
+TEST(NvrtcCompiler, TheCubinRecordsTheRegistersThePtxasReportGives) {
+  auto compiler = make_nvrtc_compiler();
+  const std::string source =
+      "template <int N, int UNROLL> __global__ void work(float* a, const float* b) {\n"
+      "  __shared__ float tile[N];\n"
+      "  float acc[UNROLL];\n"
+      "#pragma unroll\n"
+      "  for (int k = 0; k < UNROLL; ++k) acc[k] = b[threadIdx.x * UNROLL + k] * (k + 1);\n"
+      "  tile[threadIdx.x % N] = acc[0];\n"
+      "  __syncthreads();\n"
+      "#pragma unroll\n"
+      "  for (int k = 0; k < UNROLL; ++k) a[threadIdx.x * UNROLL + k] = acc[k] + tile[k % N];\n"
+      "}\n";
+  for (const char* name : {"work<32, 1>", "work<256, 16>", "work<64, 64>"}) {
+    const auto kernel = compiler->compile(request_for(source, name));
+    ASSERT_TRUE(kernel.ok) << kernel.log;
+    ASSERT_NE(kernel.log.find("Used"), std::string::npos) << "no ptxas report: " << kernel.log;
+    const std::string& symbol = kernel.lowered_names.at(0);
+    EXPECT_EQ(cubin_registers(kernel.image, symbol), kernel.registers) << name;
+  }
+  EXPECT_EQ(cubin_registers("not an ELF image", "work"), -1);
 }
 
 TEST(NvrtcCompiler, SeveralKernelsInOneModuleReportTheirLargestResources) {
