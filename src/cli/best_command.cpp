@@ -20,12 +20,9 @@ int run(const std::vector<std::string>& args) {
   add_spec_options(options);
   po::positional_options_description positional;
   positional.add("spec", 1);
-  Parsed parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto& vm = parsed.vm;
+  const auto parsed = parse(args, options, positional);
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
   std::string db = vm["db"].as<std::string>();
   nlohmann::json out = nlohmann::json::array();

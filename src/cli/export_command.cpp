@@ -49,12 +49,9 @@ int run(const std::vector<std::string>& args) {
   add("commit", po::value<std::string>()->default_value(""), "gputune commit to record");
   add("format", po::value<std::string>()->default_value("recording"), "recording or t4");
   add("help,h", "show this help");
-  Parsed parsed = parse(args, options, {});
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto& vm = parsed.vm;
+  const auto parsed = parse(args, options, {});
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   std::string db = vm["db"].as<std::string>();
   std::optional<int64_t> workload;
   if (vm.count("workload")) workload = vm["workload"].as<int64_t>();

@@ -21,12 +21,9 @@ int run(const std::vector<std::string>& args) {
       "file", po::value<std::string>(), "the file to import");
   po::positional_options_description positional;
   positional.add("format", 1).add("file", 1);
-  Parsed parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto& vm = parsed.vm;
+  const auto parsed = parse(args, options, positional);
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   if (!vm.count("format") || vm["format"].as<std::string>() != "kt-cache") {
     throw Error(ErrorCode::kUsage,
                 "gputune import: expected the format first: gputune import kt-cache FILE "

@@ -16,11 +16,8 @@ int run(const std::vector<std::string>& args) {
       "The specs shipped with gputune, with the size of their spaces. Set GPUTUNE_SPACES to\n"
       "add a folder.\n\noptions");
   options.add_options()("json", "write JSON")("help,h", "show this help");
-  Parsed parsed = parse(args, options, {});
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
+  const auto parsed = parse(args, options, {});
+  if (!parsed) return 0;
   nlohmann::json out = nlohmann::json::array();
   for (const ShippedSpec& spec : shipped_spec_list()) {
     nlohmann::json row = {{"name", spec.name}, {"path", spec.path}};
@@ -33,7 +30,7 @@ int run(const std::vector<std::string>& args) {
     }
     out.push_back(row);
   }
-  if (parsed.vm.count("json")) {
+  if (parsed->count("json")) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }

@@ -1,18 +1,24 @@
 #include "cli/options.h"
 
+#include <iostream>
 #include <regex>
 
 #include "gputune/error.h"
 
 namespace gputune::cli {
 
-Parsed parse(const std::vector<std::string>& args, const po::options_description& options,
-             const po::positional_options_description& positional) {
-  Parsed parsed;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), parsed.vm);
-  parsed.help = parsed.vm.count("help") > 0;
-  if (!parsed.help) po::notify(parsed.vm);
-  return parsed;
+std::optional<po::variables_map> parse(const std::vector<std::string>& args,
+                                       const po::options_description& options,
+                                       const po::positional_options_description& positional,
+                                       const std::string& examples) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << options << examples;
+    return std::nullopt;
+  }
+  po::notify(vm);
+  return vm;
 }
 
 namespace {

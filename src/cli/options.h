@@ -1,6 +1,7 @@
 #pragma once
 // What the commands share: parsing with Boost.Program_options, SPEC and --set, exit codes.
 #include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,12 @@ namespace po = boost::program_options;
 constexpr int kInterrupted = 130;
 constexpr int kSomeVariantsFailed = 1;
 
-struct Parsed {
-  po::variables_map vm;
-  bool help = false;
-};
-
-Parsed parse(const std::vector<std::string>& args, const po::options_description& options,
-             const po::positional_options_description& positional = {});
+// The parsed options, or nullopt after printing the help (the options, then `examples`) that
+// --help asked for.
+std::optional<po::variables_map> parse(const std::vector<std::string>& args,
+                                       const po::options_description& options,
+                                       const po::positional_options_description& positional = {},
+                                       const std::string& examples = "");
 
 // SPEC, --set, --db, --json and --help, as every command that takes a spec has them.
 void add_spec_options(po::options_description& options);

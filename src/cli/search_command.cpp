@@ -68,15 +68,14 @@ int run(const std::vector<std::string>& args) {
       "target architecture with --compile-only");
   po::positional_options_description positional;
   positional.add("spec", 1);
-  Parsed parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options << "\nexamples:\n"
-              << "  gputune search spaces/transpose.yaml\n"
-              << "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
-              << "  gputune search transpose --compile-only --arch sm_90\n";
-    return 0;
-  }
-  const auto& vm = parsed.vm;
+  const auto parsed =
+      parse(args, options, positional,
+            "\nexamples:\n"
+            "  gputune search spaces/transpose.yaml\n"
+            "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
+            "  gputune search transpose --compile-only --arch sm_90\n");
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   SearchRequest request;
   if (vm.count("strategy")) request.strategy = vm["strategy"].as<std::string>();
   if (vm.count("budget")) request.budget = vm["budget"].as<std::string>();

@@ -21,12 +21,9 @@ int run(const std::vector<std::string>& args) {
   add("json", "write JSON to stdout instead of a table");
   add("warnings", "each workload's compiler warnings, with the variants that got them");
   add("help,h", "show this help");
-  Parsed parsed = parse(args, options, {});
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto& vm = parsed.vm;
+  const auto parsed = parse(args, options, {});
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   std::string db = vm["db"].as<std::string>();
   nlohmann::json out = nlohmann::json::array();
   for (const WorkloadInfo& w : stored_workloads(db)) {
