@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +18,23 @@
 
 namespace gputune {
 namespace {
+
+// Whether a T1 Default is one of the parameter's values (numbers compare by value).
+bool default_among_values(const nlohmann::json& fallback, const ParameterSpec& parameter) {
+  for (const Value& value : parameter.values) {
+    if (fallback.is_number() && value.is_number() && fallback.get<double>() == value.as_number()) {
+      return true;
+    }
+    if (fallback.is_boolean() && value.is_number() &&
+        value.as_number() == (fallback.get<bool>() ? 1 : 0)) {
+      return true;
+    }
+    if (fallback.is_string() && !value.is_number() && fallback.get<std::string>() == value.text()) {
+      return true;
+    }
+  }
+  return parameter.values.empty();
+}
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -234,7 +252,14 @@ void T1Reader::read_parameters(const json& space, Spec* spec) {
            "parameter '" + parameter.name + "' Values must hold numbers, booleans or strings");
     }
     context_.where["values/" + parameter.name] = where_.at(values_pointer);
-    if (item.contains("Default")) {
+    if (item.contains("Default") && !default_among_values(item.at("Default"), parameter)) {
+      // Published files hold such Defaults (BAT's hotspot: MAX_TFACTOR 1 of [10]); Kernel Tuner
+      // and KTT ignore Default, so the file still runs, from the spec check's baseline.
+      std::cerr << "gputune: warning: " << where_.at(pointer + "/Default").str() << ": parameter '"
+                << parameter.name << "' Default " << item.at("Default").dump()
+                << " is not among its Values; the baseline takes "
+                << parameter.values.front().text() << " instead\n";
+    } else if (item.contains("Default")) {
       const json& fallback = item.at("Default");
       context_.where["baseline/" + std::to_string(spec->baseline.size()) + "/name"] =
           where_.at(pointer + "/Default");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <sstream>
 
@@ -241,6 +243,22 @@ TEST(T1Reader, OutputsWithAFillAreInitialised) {
                "weighted_sum");
   EXPECT_NE(bad.find("argument 'z' FillType 'BinaryRaw' is not supported"), std::string::npos)
       << bad;
+}
+
+// Published T1 files hold Defaults outside their Values; the tuners that read them ignore
+// Default, so the file runs, with a warning, from the spec check's baseline.
+TEST(T1Reader, ADefaultOutsideItsValuesIsAWarningNotAnError) {
+  ::testing::internal::CaptureStderr();
+  const Spec spec = parse_t1_spec(replaced(fixture_text(), "\"Default\": 1\n", "\"Default\": 3\n"),
+                                  fixture_path());
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("scaled_sum.json:19:"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("'TILE' Default 3 is not among its Values"), std::string::npos) << warning;
+  const auto tile = std::find_if(spec.baseline.begin(), spec.baseline.end(),
+                                 [](const auto& entry) { return entry.first == "TILE"; });
+  ASSERT_NE(tile, spec.baseline.end());
+  EXPECT_EQ(tile->second.as_number(), 1);  // the first value
+  EXPECT_EQ(error_of(fixture_text()), "");
 }
 
 TEST(T1Reader, CheckErrorsPointIntoTheFile) {
