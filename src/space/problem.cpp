@@ -288,16 +288,17 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
   for (const auto& [name, expr] : spec_.defines) {
     impl_->defines.push_back(compile(expr, scope, "define '" + name + "'"));
   }
-  if (spec_.reference_kernel) reference_launch_ = resolve_reference(problem_scope);
+  if (spec_.reference_kernel) reference_launch_ = resolve_reference();
   if (spec_.bytes) impl_->bytes = compile(*spec_.bytes, scope, "metrics bytes");
   if (spec_.flops) impl_->flops = compile(*spec_.flops, scope, "metrics flops");
 }
 
 Problem::~Problem() = default;
 
-ReferenceLaunch Problem::resolve_reference(const Scope& problem_scope) const {
+ReferenceLaunch Problem::resolve_reference() const {
   const ReferenceKernelSpec& spec = *spec_.reference_kernel;
-  Scope scope = problem_scope;
+  Scope scope;  // problem values only: the reference runs once, whatever the config
+  for (const auto& [name, value] : problem_values_) scope.set(name, value);
   ReferenceLaunch out;
   out.name = spec.name();
   out.kernel_name_expression = spec.launch.kernel_name.text;

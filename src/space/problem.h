@@ -88,7 +88,7 @@ class Problem {
   double flops(uint64_t index) const;
 
  private:
-  ReferenceLaunch resolve_reference(const Scope& problem_scope) const;
+  ReferenceLaunch resolve_reference() const;
 
   Spec spec_;
   ProblemValues problem_values_;
