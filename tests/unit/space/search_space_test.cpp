@@ -166,10 +166,9 @@ TEST(SearchSpaceNearestValid, AValidConfigIsItsOwnNearest) {
 
 TEST(SearchSpaceNearestValid, FewestDimensionsChangedThenLeastStepsThenLowestIndex) {
   Scope problem;
-  SearchSpace space({{"A", numbers({1, 2, 4, 8})},
-                     {"B", numbers({1, 2, 4, 8})},
-                     {"C", numbers({1, 2, 3})}},
-                    {"A % C == 0", "A * B >= 16"}, problem);
+  SearchSpace space(
+      {{"A", numbers({1, 2, 4, 8})}, {"B", numbers({1, 2, 4, 8})}, {"C", numbers({1, 2, 3})}},
+      {"A % C == 0", "A * B >= 16"}, problem);
   // A=1 B=1 C=3: no A is a multiple of 3, so C changes; A * B >= 16 then needs A and B both.
   const uint64_t from = space.encode({0, 0, 2});
   ASSERT_FALSE(space.valid(from));

@@ -143,7 +143,7 @@ TEST_F(ReferenceKernelSpecTest, AFunctionTheSourceLacksIsRefusedWithTheOnesItHas
 }
 
 TEST_F(ReferenceKernelSpecTest, ItsLaunchMayUseProblemValuesButNotParameters) {
-  const std::string e = error(text({{15, "      launch: {grid: [ceil(n / B)], block: [B]}"}}));
+  const std::string e = error(text({{15, "      launch: {grid: [ceil(n / B)], block: [256]}"}}));
   EXPECT_NE(e.find("spec.yaml:15"), std::string::npos) << e;
   EXPECT_NE(e.find("'B' is a parameter; reference kernel 'scale_reference<float>' launch grid[0] "
                    "may use problem values only"),
