@@ -104,6 +104,23 @@ struct LaunchSpec {
   SourceLocation where;
 };
 
+// A kernel that computes the expected outputs (`check: {reference: {kernel: ...}}`). It runs
+// once per workload, on the same inputs and before the baseline; every variant, the baseline
+// included, is checked against what it wrote instead of against the baseline's outputs. Its
+// launch's expressions are of problem values only; its scalar arguments take the baseline's
+// values.
+struct ReferenceKernelSpec {
+  std::string path;    // the source file, resolved relative to the spec
+  std::string source;  // its contents
+  // kernel_name: the function (or a name expression "ref<float>"); arguments: indices into
+  // Spec::arguments in the kernel's order (constant arguments are bound, not passed).
+  LaunchSpec launch;
+  std::vector<std::string> compile_options;               // extra NVRTC options
+  std::vector<std::pair<std::string, ExprText>> defines;  // -DNAME=value, of problem values
+  SourceLocation where;
+  std::string name() const;  // "reference kernel 'ref' (ref.cu)", for messages
+};
+
 // A kernel parameter (macro or template argument) or a generic transformation.
 struct ParameterSpec {
   std::string name;
@@ -158,6 +175,12 @@ struct Spec {
   // reports say so.
   bool check_outputs = true;
   double rtol = 1e-5, atol = 1e-6;
+  // Computes the outputs that have no `reference` of their own; absent: the baseline does.
+  std::optional<ReferenceKernelSpec> reference_kernel;
+  // The baseline is a preference (a T1 file's Defaults): where it fails a constraint, the
+  // valid config nearest to it is the baseline instead, with a warning. Otherwise that is an
+  // error.
+  bool baseline_nearest_valid = false;
   std::optional<ExprText> bytes, flops;      // metrics
   std::vector<std::string> compile_options;  // extra NVRTC options
   SearchSettings search;

@@ -562,16 +562,20 @@ std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    PhaseListener on_phase) {
   watchdog.timing_s = sampling_limit_seconds(timing) + timing.warmup_ms / 1e3;
   OutputCheckers checkers;
+  std::optional<ReferenceKernel> reference;
   for (const DeviceInfo& gpu : list_gpus()) {
     // GPUs of one search are identical; an ordinal not listed fails in its worker (kNoGpu).
     if (!ordinals.empty() && gpu.ordinal == ordinals.front()) {
       checkers = compile_output_checkers(problem.spec(), compiler, gpu.arch());
+      reference = compile_reference_kernel(problem, compiler, gpu.arch());
     }
   }
   const Problem* p = &problem;
   return std::make_unique<ProcessRunner>(
       std::move(ordinals),
-      [p, timing, checkers](int ordinal) { return make_gpu_runner(*p, ordinal, timing, checkers); },
+      [p, timing, checkers, reference](int ordinal) {
+        return make_gpu_runner(*p, ordinal, timing, checkers, nullptr, reference);
+      },
       watchdog, std::move(on_phase));
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,8 @@ struct DeviceState {
 class GpuRunner : public Runner {
  public:
   GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing,
-            OutputCheckers checkers, std::shared_ptr<const StoppingRule> stopping)
+            OutputCheckers checkers, std::shared_ptr<const StoppingRule> stopping,
+            std::optional<ReferenceKernel> reference)
       : timing_(timing),
         stopping_(stopping ? std::move(stopping) : std::make_shared<AdaptiveStopping>(timing)),
         arguments_(problem.spec().arguments),
@@ -52,6 +54,7 @@ class GpuRunner : public Runner {
         rtol_(problem.spec().rtol),
         atol_(problem.spec().atol),
         checkers_(std::move(checkers)),
+        reference_(problem.spec().check_outputs ? std::move(reference) : std::nullopt),
         kernel_file_(problem.spec().kernel_path) {
     device_ = cuda::query_device(ordinal);  // throws kNoGpu first, before any allocation
     context_ = std::make_unique<cuda::Context>(ordinal);
@@ -78,8 +81,15 @@ class GpuRunner : public Runner {
 
   Measurement set_reference(const Candidate& baseline) override {
     throw_if_lost();
+    if (reference_ && !reference_computed_) {
+      context_->make_current();
+      compute_reference_outputs(baseline.variant);
+      reference_computed_ = true;
+    }
     Measurement m = measure(baseline, /*is_reference=*/true);
-    if (m.status != Status::kOk) {
+    // Against a reference kernel's outputs the baseline is a variant like any other.
+    const bool baseline_checked = reference_ && m.status == Status::kWrongAnswer;
+    if (m.status != Status::kOk && !baseline_checked) {
       const ErrorCode code =
           m.status == Status::kRuntimeError ? ErrorCode::kCuda : ErrorCode::kSpec;
       throw Error(code, std::string("the baseline (") + baseline.variant.config + ") failed, " +
@@ -156,6 +166,68 @@ class GpuRunner : public Runner {
     }
     state_->stream.synchronize();
     if (has_reference_ && check_outputs_) load_device_check();
+  }
+
+  // Runs the reference kernel on the inputs (with the baseline's scalar arguments) and keeps
+  // its outputs as the reference of those outputs that have none given. Its failures are
+  // errors that name it: without it nothing can be checked.
+  void compute_reference_outputs(const Variant& baseline) {
+    const ReferenceLaunch& launch = reference_->launch;
+    const std::string who = "the " + launch.name;
+    cuda::Module module;
+    CUresult result = cuda::Module::load(reference_->kernel.image, &module);
+    if (result != CUDA_SUCCESS) {
+      throw Error(ErrorCode::kCuda,
+                  who + " does not load: cuModuleLoadData: " + cuda::cuda_error_name(result) +
+                      "; expected it compiled for this GPU");
+    }
+    CUfunction function = nullptr;
+    result = module.function(reference_->kernel.lowered_names.front(), &function);
+    if (result != CUDA_SUCCESS) {
+      throw Error(ErrorCode::kSpec,
+                  who + " is not in its module: " + cuda::cuda_error_name(result));
+    }
+    // Its source may declare the constants it reads, or none.
+    if (std::string why = upload_constants(module, /*missing_ok=*/true); !why.empty()) {
+      throw Error(ErrorCode::kSpec, who + ": " + why);
+    }
+    if (std::string why = fit_launch(*context_, function, launch.launch); !why.empty()) {
+      throw Error(ErrorCode::kSpec,
+                  who + " cannot be launched: " + why + "; expected a launch this GPU takes");
+    }
+    std::vector<uint64_t> slots;
+    for (size_t a : launch.launch.arguments) slots.push_back(argument_slot(a, baseline));
+    std::vector<void*> params;
+    for (uint64_t& slot : slots) params.push_back(&slot);
+    prepare_outputs(/*poison=*/true);
+    try {
+      const Launch& l = launch.launch;
+      cuda::check(cuda::launch(function, {l.grid[0], l.grid[1], l.grid[2]},
+                               {l.block[0], l.block[1], l.block[2]}, l.dynamic_shared_bytes,
+                               state_->stream, params.data()),
+                  "cuLaunchKernel");
+      state_->stream.synchronize("kernel execution");
+    } catch (const cuda::CudaError& e) {
+      throw Error(ErrorCode::kCuda, who + " failed: " + e.what() +
+                                        "; expected it to run on the spec's inputs as given");
+    }
+    for (size_t i = 0; i < host_.size(); ++i) {
+      HostBuffer& host = host_[i];
+      if (!host.output || host.given_reference) continue;
+      host.data.resize(state_->buffers[i].bytes());
+      state_->buffers[i].download(host.data.data());
+      host.given_reference = true;
+      const uint64_t unwritten = count_nan(host.shape.type, host.data, host.region);
+      if (unwritten > 0) {
+        throw Error(ErrorCode::kSpec,
+                    who + " left " + std::to_string(unwritten) + " elements of '" +
+                        host.shape.name + "'" +
+                        (host.region.is_whole() ? "" : " in its check region") +
+                        " NaN (unwritten after poisoning?), so nothing can be checked against "
+                        "it; expected it to write every checked element, else give the output "
+                        "a fill (initialised) or limit the check to a region");
+      }
+    }
   }
 
   // Downloading a large output and walking it on the host costs more than measuring the
@@ -282,7 +354,7 @@ class GpuRunner : public Runner {
 
   // Copies each constant argument into its symbol of a freshly loaded module (constant memory
   // belongs to the module, so every variant's needs it); returns why one cannot be, or "".
-  std::string upload_constants(const cuda::Module& module) const {
+  std::string upload_constants(const cuda::Module& module, bool missing_ok = false) const {
     for (const HostBuffer& host : host_) {
       if (!host.constant) continue;
       cuda::Module::Global global;
@@ -290,6 +362,7 @@ class GpuRunner : public Runner {
       if (result != CUDA_SUCCESS && result != CUDA_ERROR_NOT_FOUND) {
         throw cuda::CudaError(result, "cuModuleGetGlobal");
       }
+      if (result == CUDA_ERROR_NOT_FOUND && missing_ok) continue;
       const int64_t symbol_bytes = result == CUDA_SUCCESS ? static_cast<int64_t>(global.bytes) : -1;
       const std::string why = constant_binding_error(host.shape.name, host.symbol,
                                                      host.input.size(), symbol_bytes, kernel_file_);
@@ -441,7 +514,9 @@ class GpuRunner : public Runner {
   bool check_outputs_;
   double rtol_, atol_;
   OutputCheckers checkers_;
-  std::string kernel_file_;  // named where a constant's symbol is missing
+  std::optional<ReferenceKernel> reference_;
+  bool reference_computed_ = false;  // its outputs are in host_, kept across context resets
+  std::string kernel_file_;          // named where a constant's symbol is missing
   DeviceInfo device_;
   std::unique_ptr<cuda::Context> context_;
   std::vector<HostBuffer> host_;
@@ -454,9 +529,10 @@ class GpuRunner : public Runner {
 
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
                                         const TimingOptions& timing, OutputCheckers checkers,
-                                        std::shared_ptr<const StoppingRule> stopping) {
+                                        std::shared_ptr<const StoppingRule> stopping,
+                                        std::optional<ReferenceKernel> reference) {
   return std::make_unique<GpuRunner>(problem, device_ordinal, timing, std::move(checkers),
-                                     std::move(stopping));
+                                     std::move(stopping), std::move(reference));
 }
 
 }  // namespace gputune

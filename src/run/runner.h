@@ -1,9 +1,11 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compile/compiler.h"
 #include "compile/output_checker.h"
+#include "compile/reference_kernel.h"
 #include "gputune/device.h"
 #include "gputune/measurement.h"
 #include "run/sampling.h"
@@ -35,8 +37,12 @@ class Runner {
 // Throws Error(kNoGpu) when no driver or no device is present. `checkers`: one compiled for
 // the device (compile_output_checkers) per element type of the problem's outputs; the runner
 // compiles nothing. `stopping`: when to stop sampling; null: AdaptiveStopping(timing).
+// `reference`: the spec's reference kernel compiled for the device (compile_reference_kernel);
+// set_reference() runs it first, and its outputs are what every variant is checked against,
+// so a baseline that disagrees is a wrong answer like any variant, not an error.
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
                                         const TimingOptions& timing, OutputCheckers checkers,
-                                        std::shared_ptr<const StoppingRule> stopping = nullptr);
+                                        std::shared_ptr<const StoppingRule> stopping = nullptr,
+                                        std::optional<ReferenceKernel> reference = std::nullopt);
 
 }  // namespace gputune

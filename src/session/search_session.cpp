@@ -2,11 +2,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "compile/compiler_log.h"
+#include "compile/reference_kernel.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "process/compile_pool.h"
@@ -204,6 +206,7 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
   SearchOutcome outcome;
   outcome.compile_only = true;
   outcome.arch = request.arch;
+  compile_reference_kernel(problem, compiler, request.arch);  // an error where it does not compile
   outcome.compiled = compile_all(problem, compiler, request.arch, progress, stop);
   outcome.interrupted = stop && *stop;
   outcome.nvrtc_version = nvrtc_version();
@@ -265,6 +268,9 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
   }
   Problem problem(requested_spec(request));
+  if (!problem.baseline_note().empty()) {
+    std::cerr << "gputune: warning: " << problem.baseline_note() << "\n";
+  }
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
   SearchOutcome outcome;

@@ -250,8 +250,20 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
   baseline_index_ = space_->encode(digits);
   if (const int failed = space_->failed_constraint(baseline_index_); failed >= 0) {
     const size_t constraints = space_->constraint_count();
+    const std::string why =
+        static_cast<size_t>(failed) >= constraints
+            ? "has launches that " + space_->limits()[failed - constraints].violation
+            : "fails constraint " + std::to_string(failed + 1) + " (" +
+                  spec_.constraints[failed].text + ")";
     if (spec_.baseline_where.str().empty()) {
       baseline_index_ = first_valid;  // no baseline written: the first config that is valid
+    } else if (spec_.baseline_nearest_valid) {
+      const uint64_t nearest = space_->nearest_valid(baseline_index_);
+      const uint64_t chosen = nearest < space_->size() ? nearest : first_valid;
+      baseline_note_ = spec_.baseline_where.message(
+          "the baseline the Defaults give (" + space_->describe(baseline_index_) + ") " + why +
+          "; the baseline is the valid config nearest to it instead: " + space_->describe(chosen));
+      baseline_index_ = chosen;
     } else if (static_cast<size_t>(failed) >= constraints) {
       fail(spec_.baseline_where,
            "the baseline " + space_->describe(baseline_index_) + " has launches that " +
@@ -276,11 +288,56 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
   for (const auto& [name, expr] : spec_.defines) {
     impl_->defines.push_back(compile(expr, scope, "define '" + name + "'"));
   }
+  if (spec_.reference_kernel) reference_launch_ = resolve_reference();
   if (spec_.bytes) impl_->bytes = compile(*spec_.bytes, scope, "metrics bytes");
   if (spec_.flops) impl_->flops = compile(*spec_.flops, scope, "metrics flops");
 }
 
 Problem::~Problem() = default;
+
+ReferenceLaunch Problem::resolve_reference() const {
+  const ReferenceKernelSpec& spec = *spec_.reference_kernel;
+  Scope scope;  // problem values only: the reference runs once, whatever the config
+  for (const auto& [name, value] : problem_values_) scope.set(name, value);
+  ReferenceLaunch out;
+  out.name = spec.name();
+  out.kernel_name_expression = spec.launch.kernel_name.text;
+  const auto value_of = [&](const ExprText& expr, const std::string& what, bool zero_ok) {
+    const double value = compile(expr, scope, out.name + " " + what).evaluate();
+    if (!is_integral(value) || value < (zero_ok ? 0 : 1) || value > kMaxLaunchValue) {
+      fail(expr.where, out.name + " " + what + " = " + expr.text + " is " + number_text(value) +
+                           "; expected " + (zero_ok ? "a non-negative" : "a positive") +
+                           " integer no larger than 2147483647");
+    }
+    return static_cast<uint32_t>(std::llround(value));
+  };
+  for (size_t i = 0; i < spec.launch.block.size() && i < 3; ++i) {
+    out.launch.block[i] = value_of(spec.launch.block[i], "block[" + std::to_string(i) + "]", false);
+  }
+  for (size_t i = 0; i < spec.launch.grid.size() && i < 3; ++i) {
+    out.launch.grid[i] = value_of(spec.launch.grid[i], "grid[" + std::to_string(i) + "]", false);
+  }
+  if (spec.launch.dynamic_shared_bytes) {
+    out.launch.dynamic_shared_bytes =
+        value_of(*spec.launch.dynamic_shared_bytes, "shared_bytes", true);
+  }
+  for (size_t a : spec.launch.arguments) {
+    if (!spec_.arguments[a].constant) out.launch.arguments.push_back(a);
+  }
+  for (const auto& [name, expr] : spec.defines) {
+    const double value = compile(expr, scope, out.name + " define '" + name + "'").evaluate();
+    if (!std::isfinite(value)) {
+      fail(expr.where, out.name + " define '" + name + "' = " + expr.text + " is " +
+                           number_text(value) + "; expected a finite number");
+    }
+    out.compile_options.push_back("-D" + name + "=" + number_text(value));
+  }
+  out.compile_options.insert(out.compile_options.end(), spec.compile_options.begin(),
+                             spec.compile_options.end());
+  const std::string folder = std::filesystem::path(spec.path).parent_path().string();
+  out.compile_options.push_back("--include-path=" + (folder.empty() ? "." : folder));
+  return out;
+}
 
 std::string Problem::problem_json() const { return problem_to_json(problem_values_); }
 

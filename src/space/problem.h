@@ -2,6 +2,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,15 @@ struct Variant {
   std::vector<double> scalar_arguments;      // value of each scalar argument, in spec order
 };
 
+// The reference kernel (Spec::reference_kernel) at fixed problem values: one launch of kernel
+// 0 of a module compiled from its own source with `compile_options`.
+struct ReferenceLaunch {
+  std::string name;  // ReferenceKernelSpec::name(), for messages
+  std::string kernel_name_expression;
+  std::vector<std::string> compile_options;  // its defines and options, its folder included
+  Launch launch;
+};
+
 // A resolved argument buffer.
 struct BufferShape {
   std::string name;
@@ -64,6 +74,10 @@ class Problem {
   const ProblemValues& problem_values() const { return problem_values_; }
   std::string problem_json() const;  // {"n":8192}
   uint64_t baseline_index() const { return baseline_index_; }
+  // Why the baseline is not the one the spec gives (Spec::baseline_nearest_valid); "" when it is.
+  const std::string& baseline_note() const { return baseline_note_; }
+  // Absent without a reference kernel.
+  const std::optional<ReferenceLaunch>& reference_launch() const { return reference_launch_; }
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
   // The configs each limit pruned, for the limits that pruned any; walks the space.
   std::vector<PrunedConfigs> pruned() const;
@@ -74,10 +88,14 @@ class Problem {
   double flops(uint64_t index) const;
 
  private:
+  ReferenceLaunch resolve_reference() const;
+
   Spec spec_;
   ProblemValues problem_values_;
   std::unique_ptr<SearchSpace> space_;
   uint64_t baseline_index_ = 0;
+  std::string baseline_note_;
+  std::optional<ReferenceLaunch> reference_launch_;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

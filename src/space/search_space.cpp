@@ -1,5 +1,6 @@
 #include "space/search_space.h"
 
+#include <functional>
 #include <limits>
 #include <mutex>
 
@@ -162,6 +163,55 @@ std::vector<uint64_t> SearchSpace::neighbours(uint64_t index) const {
     }
   }
   return out;
+}
+
+uint64_t SearchSpace::nearest_valid(uint64_t index, uint64_t max_checks) const {
+  if (valid(index)) return index;
+  const std::vector<size_t> origin = decode(index);
+  const size_t count = dimensions_.size();
+  uint64_t checks = 0;
+  uint64_t best = size_;
+  uint64_t best_distance = 0;
+  std::vector<size_t> digits = origin;
+  // Every config that changes exactly the dimensions in `changed` (in increasing order, from
+  // position `next`), kept when valid and nearer than the best so far.
+  std::vector<size_t> changed;
+  std::function<void(size_t, uint64_t)> vary = [&](size_t k, uint64_t distance) {
+    if (checks >= max_checks) return;
+    if (k == changed.size()) {
+      ++checks;
+      const uint64_t candidate = encode(digits);
+      if ((best == size_ || distance < best_distance ||
+           (distance == best_distance && candidate < best)) &&
+          valid(candidate)) {
+        best = candidate;
+        best_distance = distance;
+      }
+      return;
+    }
+    const size_t d = changed[k];
+    for (size_t v = 0; v < dimensions_[d].values.size(); ++v) {
+      if (v == origin[d]) continue;
+      const uint64_t step = v > origin[d] ? v - origin[d] : origin[d] - v;
+      if (best != size_ && distance + step > best_distance) continue;
+      digits[d] = v;
+      vary(k + 1, distance + step);
+    }
+    digits[d] = origin[d];
+  };
+  std::function<void(size_t, size_t)> choose = [&](size_t next, size_t left) {
+    if (left == 0) return vary(0, 0);
+    for (size_t d = next; d + left <= count; ++d) {
+      if (dimensions_[d].values.size() < 2) continue;
+      changed.push_back(d);
+      choose(d + 1, left - 1);
+      changed.pop_back();
+    }
+  };
+  for (size_t changes = 1; changes <= count && best == size_ && checks < max_checks; ++changes) {
+    choose(0, changes);
+  }
+  return best;
 }
 
 std::string SearchSpace::describe(uint64_t index) const {

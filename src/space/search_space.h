@@ -60,6 +60,10 @@ class SearchSpace {
   std::vector<uint64_t> count_pruned_by_limits() const;
   // Valid configs that differ from `index` in one dimension, by one step in value order.
   std::vector<uint64_t> neighbours(uint64_t index) const;
+  // The valid config nearest to `index`: the fewest dimensions changed, then the least total
+  // change of position in the value lists, then the lowest index. Looks at no more than
+  // `max_checks` configs; size() when it finds none.
+  uint64_t nearest_valid(uint64_t index, uint64_t max_checks = 1000000) const;
   std::string describe(uint64_t index) const;          // "TILE=32 PAD=1"
   std::string json(uint64_t index) const;              // {"TILE":32,"PAD":1}
   int dimension_index(const std::string& name) const;  // -1 when absent

@@ -73,6 +73,12 @@ bool parse_budget(const std::string& text, int64_t* evaluations, double* seconds
   return true;
 }
 
+std::string ReferenceKernelSpec::name() const {
+  const size_t slash = path.find_last_of('/');
+  return "reference kernel '" + launch.kernel_name.text + "' (" +
+         (slash == std::string::npos ? path : path.substr(slash + 1)) + ")";
+}
+
 std::string Spec::spec_hash() const { return stable_hash(text); }
 
 std::string Spec::source_hash() const { return stable_hash(kernel_source); }

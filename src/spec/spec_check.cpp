@@ -43,6 +43,7 @@ class Checker {
     check_defines();
     check_arguments();
     check_launches();
+    check_reference_kernel();
     check_constraints();
     check_baseline();
     check_tolerances();
@@ -85,7 +86,9 @@ class Checker {
   void check_output_check(const ArgumentSpec& arg, const std::string& what) const;
   void check_constant_argument(const ArgumentSpec& arg, const std::string& key) const;
   void check_launches();
-  void check_launch_geometry(const LaunchSpec& launch, const std::string& context) const;
+  void check_launch_geometry(const LaunchSpec& launch, const std::string& context,
+                             Visible visible = Visible::kProblemAndParameters) const;
+  void check_reference_kernel() const;
   void check_constraints() const;
   void check_baseline();
   void check_tolerances() const;
@@ -433,7 +436,8 @@ void Checker::check_constant_argument(const ArgumentSpec& arg, const std::string
   }
 }
 
-void Checker::check_launch_geometry(const LaunchSpec& launch, const std::string& context) const {
+void Checker::check_launch_geometry(const LaunchSpec& launch, const std::string& context,
+                                    Visible visible) const {
   for (const bool block : {true, false}) {
     const std::vector<ExprText>& dims = block ? launch.block : launch.grid;
     const std::string key = block ? "block" : "grid";
@@ -448,13 +452,11 @@ void Checker::check_launch_geometry(const LaunchSpec& launch, const std::string&
                              " items; expected [x], [x, y] or [x, y, z]");
     }
     for (size_t i = 0; i < dims.size(); ++i) {
-      check_expression(dims[i], Visible::kProblemAndParameters,
-                       what + "[" + std::to_string(i) + "]");
+      check_expression(dims[i], visible, what + "[" + std::to_string(i) + "]");
     }
   }
   if (launch.dynamic_shared_bytes) {
-    check_expression(*launch.dynamic_shared_bytes, Visible::kProblemAndParameters,
-                     context + " shared_bytes");
+    check_expression(*launch.dynamic_shared_bytes, visible, context + " shared_bytes");
   }
 }
 
@@ -501,6 +503,56 @@ void Checker::check_launches() {
   if (spec_.kernel_name.text.empty()) {
     spec_.kernel_name.text = launches_kernel_name(spec_.launches);
     spec_.kernel_name.where = spec_.launches_where;
+  }
+}
+
+// The reference kernel runs once per workload, so what it is launched with may depend on the
+// problem values but not on a config's parameters.
+void Checker::check_reference_kernel() const {
+  if (!spec_.reference_kernel) return;
+  const ReferenceKernelSpec& reference = *spec_.reference_kernel;
+  const LaunchSpec& launch = reference.launch;
+  const std::string what = "reference kernel '" + launch.kernel_name.text + "'";
+  if (!spec_.check_outputs) {
+    fail(reference.where, "a " + what +
+                              " is given but the check is off (check: none); expected one or "
+                              "the other");
+  }
+  std::set<std::string> seen{reference.path};
+  const std::string headers = quoted_includes(
+      reference.source, std::filesystem::path(reference.path).parent_path().string(), &seen);
+  const std::vector<std::string> globals = global_functions(reference.source + "\n" + headers);
+  std::string name = trim(launch.kernel_name.text.substr(0, launch.kernel_name.text.find('<')));
+  if (const size_t colons = name.rfind("::"); colons != std::string::npos) {
+    name = name.substr(colons + 2);
+  }
+  if (!contains(globals, name)) {
+    fail(launch.kernel_name.where,
+         "reference kernel '" + name + "' is not a __global__ function of " + reference.path +
+             suggestion(name, globals) +
+             "; expected one of: " + (globals.empty() ? "(none found)" : join(globals)));
+  }
+  bool passes_output = false;
+  for (size_t a : launch.arguments) {
+    if (a >= spec_.arguments.size()) {
+      fail(launch.where, what + " passes argument " + std::to_string(a) + ", but the spec has " +
+                             std::to_string(spec_.arguments.size()) +
+                             "; expected indices into the arguments");
+    }
+    passes_output = passes_output || spec_.arguments[a].output;
+  }
+  if (!passes_output) {
+    fail(launch.where, what +
+                           " is passed no output, so it computes nothing to check against; "
+                           "expected its arguments to include the outputs");
+  }
+  check_launch_geometry(launch, what + " launch", Visible::kProblem);
+  for (const auto& [define, expr] : reference.defines) {
+    if (!is_identifier(define)) {
+      fail(expr.where, what + " define '" + define +
+                           "' is not an identifier; expected letters, digits and '_'");
+    }
+    check_expression(expr, Visible::kProblem, what + " define '" + define + "'");
   }
 }
 

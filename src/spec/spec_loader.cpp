@@ -99,6 +99,9 @@ class Loader {
   std::vector<ExprText> dimensions_of(const YAML::Node& node, const std::string& what) const;
   void read_check_regions(const YAML::Node& node, Spec* spec);
   void read_references(const YAML::Node& node, Spec* spec);
+  void read_reference_kernel(const YAML::Node& node, Spec* spec);
+  std::string read_source_file(const YAML::Node& node, const std::string& what,
+                               std::string* path) const;
   void read_metrics(const YAML::Node& node, Spec* spec);
   void read_search(const YAML::Node& node, Spec* spec);
 
@@ -203,19 +206,8 @@ void Loader::read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec) 
     fail(node, "kernel has no 'name'; expected the kernel's function name");
   }
 
-  const std::string relative = string_of(source, "kernel source");
-  fs::path kernel_path(relative);
-  if (kernel_path.is_relative()) kernel_path = fs::path(path_).parent_path() / kernel_path;
-  spec->kernel_path = kernel_path.lexically_normal().string();
-  std::ifstream in(spec->kernel_path, std::ios::binary);
-  if (!in) {
-    fail(source, "cannot read kernel source '" + relative + "' (looked for " + spec->kernel_path +
-                     "); expected a path relative to the spec file");
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  spec->kernel_source = contents.str();
-  context_.kernel_source_as_written = relative;
+  spec->kernel_source = read_source_file(source, "kernel source", &spec->kernel_path);
+  context_.kernel_source_as_written = source.Scalar();
   if (name) spec->kernel_name = {string_of(name, "kernel name"), where(name)};
 
   if (const YAML::Node options = node["options"]) {
@@ -235,6 +227,22 @@ void Loader::read_kernel(const YAML::Node& node, bool multi_launch, Spec* spec) 
       spec->defines.push_back({name, expression_of(it->second, "define '" + name + "'")});
     }
   }
+}
+
+std::string Loader::read_source_file(const YAML::Node& node, const std::string& what,
+                                     std::string* path) const {
+  const std::string relative = string_of(node, what);
+  fs::path resolved(relative);
+  if (resolved.is_relative()) resolved = fs::path(path_).parent_path() / resolved;
+  *path = resolved.lexically_normal().string();
+  std::ifstream in(*path, std::ios::binary);
+  if (!in) {
+    fail(node, "cannot read " + what + " '" + relative + "' (looked for " + *path +
+                   "); expected a path relative to the spec file");
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
 }
 
 void Loader::read_problem(const YAML::Node& node, Spec* spec) {
@@ -613,6 +621,11 @@ void Loader::read_check_regions(const YAML::Node& node, Spec* spec) {
 void Loader::read_references(const YAML::Node& node, Spec* spec) {
   require_map(node, "check reference");
   for (auto it = node.begin(); it != node.end(); ++it) {
+    // `kernel` with a map is the reference kernel; an output named kernel still takes a file.
+    if (it->first.IsScalar() && it->first.Scalar() == "kernel" && it->second.IsMap()) {
+      read_reference_kernel(it->second, spec);
+      continue;
+    }
     ArgumentSpec& output = output_named(it->first, "check reference", spec);
     const std::string relative =
         string_of(it->second, "the reference file of '" + output.name + "'");
@@ -624,6 +637,58 @@ void Loader::read_references(const YAML::Node& node, Spec* spec) {
       fail(it->second, "reference of '" + output.name + "': " + e.what());
     }
   }
+}
+
+void Loader::read_reference_kernel(const YAML::Node& node, Spec* spec) {
+  const std::string context = "the reference kernel";
+  check_keys(node, {"source", "name", "arguments", "launch", "options", "defines"}, context);
+  ReferenceKernelSpec reference;
+  reference.where = where(node);
+  const YAML::Node source = node["source"], name = node["name"], launch = node["launch"];
+  if (!source) fail(node, context + " has no 'source'; expected the path of a .cu file");
+  if (!name) fail(node, context + " has no 'name'; expected its __global__ function's name");
+  if (!launch) {
+    fail(node, context + " has no 'launch'; expected launch: {grid: [...], block: [...]}");
+  }
+  reference.source = read_source_file(source, "reference kernel source", &reference.path);
+  reference.launch.kernel_name = {string_of(name, "reference kernel name"), where(name)};
+  const std::string what = "reference kernel '" + reference.launch.kernel_name.text + "'";
+  require_map(launch, what + " launch");
+  check_keys(launch, {"block", "grid", "shared_bytes"}, what + " launch");
+  reference.launch.where = where(launch);
+  read_launch_geometry(launch, what + " launch", &reference.launch);
+  std::vector<std::string> argument_names;
+  for (const ArgumentSpec& argument : spec->arguments) argument_names.push_back(argument.name);
+  if (const YAML::Node arguments = node["arguments"]) {
+    require_list(arguments, what + " arguments");
+    for (const auto& argument : arguments) {
+      const std::string argument_name = string_of(argument, "an argument of " + what);
+      const auto it = std::find(argument_names.begin(), argument_names.end(), argument_name);
+      if (it == argument_names.end()) {
+        fail(argument, what + " passes '" + argument_name + "', which is not an argument" +
+                           suggestion(argument_name, argument_names) +
+                           "; expected one of: " + join(argument_names));
+      }
+      reference.launch.arguments.push_back(static_cast<size_t>(it - argument_names.begin()));
+    }
+  } else {
+    for (size_t a = 0; a < spec->arguments.size(); ++a) reference.launch.arguments.push_back(a);
+  }
+  if (const YAML::Node options = node["options"]) {
+    require_list(options, what + " options");
+    for (const auto& option : options) {
+      reference.compile_options.push_back(string_of(option, "an option of " + what));
+    }
+  }
+  if (const YAML::Node defines = node["defines"]) {
+    require_map(defines, what + " defines");
+    for (auto it = defines.begin(); it != defines.end(); ++it) {
+      const std::string define = string_of(it->first, "a define's name");
+      reference.defines.push_back(
+          {define, expression_of(it->second, what + " define '" + define + "'")});
+    }
+  }
+  spec->reference_kernel = std::move(reference);
 }
 
 void Loader::read_metrics(const YAML::Node& node, Spec* spec) {

@@ -278,6 +278,9 @@ void T1Reader::read_parameters(const json& space, Spec* spec) {
     spec->parameters.push_back(std::move(parameter));
   }
   if (!spec->baseline.empty()) spec->baseline_where = where_.at(at + "/TuningParameters");
+  // Published files hold Defaults that break their own Conditions (BAT's hotspot:
+  // TEMPORAL_TILING_FACTOR 1 with LOOP_UNROLL_FACTOR_T 2); other tuners never run the Defaults.
+  spec->baseline_nearest_valid = true;
   spec->constraints_where = where_.at(at + "/Conditions");
   if (space.contains("Conditions")) {
     const json& conditions = space.at("Conditions");

@@ -146,3 +146,62 @@ TEST(SearchSpace, EmptyProductIsOne) {
 
 }  // namespace
 }  // namespace gputune
+
+namespace gputune {
+namespace {
+
+std::vector<Value> numbers(std::initializer_list<int64_t> values) {
+  std::vector<Value> out;
+  for (int64_t v : values) out.emplace_back(v);
+  return out;
+}
+
+TEST(SearchSpaceNearestValid, AValidConfigIsItsOwnNearest) {
+  Scope problem;
+  SearchSpace space({{"A", numbers({1, 2, 4})}, {"B", numbers({1, 2, 4})}}, {"A * B <= 8"},
+                    problem);
+  const uint64_t index = space.encode({1, 1});
+  EXPECT_EQ(space.nearest_valid(index), index);
+}
+
+TEST(SearchSpaceNearestValid, FewestDimensionsChangedThenLeastStepsThenLowestIndex) {
+  Scope problem;
+  SearchSpace space(
+      {{"A", numbers({1, 2, 4, 8})}, {"B", numbers({1, 2, 4, 8})}, {"C", numbers({1, 2, 3})}},
+      {"A % C == 0", "A * B >= 16"}, problem);
+  // A=1 B=1 C=3: no A is a multiple of 3, so C changes; A * B >= 16 then needs A and B both.
+  const uint64_t from = space.encode({0, 0, 2});
+  ASSERT_FALSE(space.valid(from));
+  const uint64_t nearest = space.nearest_valid(from);
+  ASSERT_LT(nearest, space.size());
+  EXPECT_TRUE(space.valid(nearest));
+  const std::vector<size_t> digits = space.decode(nearest);
+  size_t changed = 0, steps = 0;
+  const std::vector<size_t> origin = {0, 0, 2};
+  for (size_t d = 0; d < digits.size(); ++d) {
+    changed += digits[d] != origin[d];
+    steps += digits[d] > origin[d] ? digits[d] - origin[d] : origin[d] - digits[d];
+  }
+  EXPECT_EQ(changed, 3u) << space.describe(nearest);
+  // Brute force: no valid config changes fewer dimensions, or as many with fewer steps.
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    if (!space.valid(i)) continue;
+    const std::vector<size_t> other = space.decode(i);
+    size_t c = 0, s = 0;
+    for (size_t d = 0; d < other.size(); ++d) {
+      c += other[d] != origin[d];
+      s += other[d] > origin[d] ? other[d] - origin[d] : origin[d] - other[d];
+    }
+    EXPECT_TRUE(c > changed || (c == changed && (s > steps || (s == steps && i >= nearest))))
+        << space.describe(i) << " is nearer than " << space.describe(nearest);
+  }
+}
+
+TEST(SearchSpaceNearestValid, NoneWithinTheBudgetIsSize) {
+  Scope problem;
+  SearchSpace space({{"A", numbers({1, 2})}, {"B", numbers({1, 2})}}, {"A + B > 10"}, problem);
+  EXPECT_EQ(space.nearest_valid(0), space.size());
+}
+
+}  // namespace
+}  // namespace gputune

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gputune/error.h"
+#include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "spec/t1_json_locations.h"
 #include "spec/t1_values.h"
@@ -266,6 +267,35 @@ TEST(T1Reader, CheckErrorsPointIntoTheFile) {
       replaced(fixture_text(), "block_size_x * TILE <= 1024", "block_size_x * TYLE <= 1024"));
   EXPECT_NE(error.find("scaled_sum.json:25:"), std::string::npos) << error;
   EXPECT_NE(error.find("did you mean 'TILE'"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace gputune
+
+namespace gputune {
+namespace {
+
+// BAT's hotspot holds Defaults that break its own Conditions; other tuners never run the
+// Defaults, so the baseline is the valid config nearest to them, with a warning.
+TEST(T1Reader, DefaultsThatBreakAConditionGiveTheNearestValidBaseline) {
+  const std::string text = replaced(fixture_text(), "\"block_size_x * TILE <= 1024\"",
+                                    "\"block_size_x * TILE >= 1024\"");
+  const Problem problem(parse_t1_spec(text, fixture_path()));
+  // Defaults block_size_x 128, TILE 1: changing TILE alone, to 8, is the nearest valid.
+  EXPECT_EQ(problem.space().describe(problem.baseline_index()), "block_size_x=128 TILE=8");
+  const std::string& note = problem.baseline_note();
+  EXPECT_NE(note.find("scaled_sum.json:"), std::string::npos) << note;
+  EXPECT_NE(note.find("the baseline the Defaults give (block_size_x=128 TILE=1) fails "
+                      "constraint 1 (block_size_x * TILE >= 1024); the baseline is the valid "
+                      "config nearest to it instead: block_size_x=128 TILE=8"),
+            std::string::npos)
+      << note;
+}
+
+TEST(T1Reader, DefaultsThatKeepTheConditionsAreTheBaselineWithoutANote) {
+  const Problem problem(parse_t1_spec(fixture_text(), fixture_path()));
+  EXPECT_EQ(problem.space().describe(problem.baseline_index()), "block_size_x=128 TILE=1");
+  EXPECT_EQ(problem.baseline_note(), "");
 }
 
 }  // namespace
