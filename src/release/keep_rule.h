@@ -9,7 +9,7 @@
 namespace gputune {
 
 // One config's measurement at one workload: an ok, checked, timed attempt.
-struct Candidate {
+struct MeasuredConfig {
   std::string config_json;  // canonical (keys sorted)
   uint64_t config_index = 0;
   double median_ms = 0;
@@ -21,7 +21,7 @@ struct Candidate {
 
 struct KeptChoice {
   int rank = 0;  // 0: the choice
-  Candidate candidate;
+  MeasuredConfig candidate;
   std::optional<double> speedup_over_baseline;  // baseline median / this median
   std::optional<double> margin_to_runner_up;    // rank 0 only
 };
@@ -30,11 +30,11 @@ extern const char* const kNoiseRule;
 
 // Whether `other` is within the measured noise of `reference`: no slower than
 // reference * (1 + max(2 * spread of either, 1%)).
-bool within_noise(const Candidate& other, const Candidate& reference);
+bool within_noise(const MeasuredConfig& other, const MeasuredConfig& reference);
 
 // The best candidate and those within its noise, fastest first, at most `top`; the baseline
 // comes first instead of a best that does not beat it by more than the noise. Ties in median
 // are broken by config_index, so the order never depends on the input's.
-std::vector<KeptChoice> keep_choices(std::vector<Candidate> candidates, int top);
+std::vector<KeptChoice> keep_choices(std::vector<MeasuredConfig> candidates, int top);
 
 }  // namespace gputune

@@ -165,7 +165,7 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
     k.kernel = kernel_index.at(w.kernel);
     k.device = device_index.at(w.device);
     k.measured = &w;
-    std::vector<Candidate> candidates;
+    std::vector<MeasuredConfig> candidates;
     for (const auto& [json, candidate] : w.configs) {
       candidates.push_back(candidate);
       candidates.back().is_baseline = json == kernels[k.kernel].baseline_json;

@@ -63,7 +63,7 @@ MeasuredResults read_measured_results(const std::vector<std::string>& databases,
       for (const auto& [index, attempt] : latest) {
         const Measurement& m = attempt.measurement;
         if (!is_timed_ok(m)) continue;
-        Candidate c;
+        MeasuredConfig c;
         c.config_json = canonical_config_json(m.config);
         c.config_index = index;
         c.median_ms = m.median_ms();

@@ -30,7 +30,7 @@ struct MeasuredWorkload {
   std::string problem_json;  // canonical
   // Every config with an ok, timed latest attempt, by canonical config JSON. Where several
   // databases measured a config, the lower median wins.
-  std::map<std::string, Candidate> configs;
+  std::map<std::string, MeasuredConfig> configs;
 };
 
 struct MeasuredKernel {

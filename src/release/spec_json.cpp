@@ -45,7 +45,8 @@ std::string spec_json(const Spec& spec) {
   nlohmann::json out;
   out["kernel"] = spec.kernel_name.text;
   nlohmann::json problem = nlohmann::json::object();
-  for (const auto& [name, value] : Problem(spec).problem_values()) {
+  const Problem at_default(spec);
+  for (const auto& [name, value] : at_default.problem_values()) {
     problem[name] = nlohmann::json::parse(problem_to_json({{name, value}}))[name];
   }
   out["problem"] = problem;

@@ -5,8 +5,8 @@
 namespace gputune {
 namespace {
 
-Candidate candidate(uint64_t index, double median, double spread, bool baseline = false) {
-  Candidate c;
+MeasuredConfig candidate(uint64_t index, double median, double spread, bool baseline = false) {
+  MeasuredConfig c;
   c.config_index = index;
   c.config_json = "{\"i\":" + std::to_string(index) + "}";
   c.median_ms = median;
@@ -66,7 +66,7 @@ TEST(KeepRule, AWinnerThatBeatsTheBaselineByMoreThanTheNoiseIsTheChoice) {
 }
 
 TEST(KeepRule, AtMostTop) {
-  std::vector<Candidate> all;
+  std::vector<MeasuredConfig> all;
   for (uint64_t i = 0; i < 10; ++i) all.push_back(candidate(i, 1.0 + 0.001 * i, 0.0));
   EXPECT_EQ(kept_indices(keep_choices(all, 3)), (std::vector<uint64_t>{0, 1, 2}));
   EXPECT_EQ(keep_choices(all, 1).size(), 1u);
@@ -86,9 +86,9 @@ TEST(KeepRule, NoBaselineMeasuredLeavesTheSpeedUpUnknown) {
 }
 
 TEST(KeepRule, TheOrderOfTheInputDoesNotMatter) {
-  std::vector<Candidate> a = {candidate(3, 1.0, 0.0), candidate(1, 1.0, 0.0),
+  std::vector<MeasuredConfig> a = {candidate(3, 1.0, 0.0), candidate(1, 1.0, 0.0),
                               candidate(2, 1.0, 0.0)};
-  std::vector<Candidate> b = {a[2], a[0], a[1]};
+  std::vector<MeasuredConfig> b = {a[2], a[0], a[1]};
   EXPECT_EQ(kept_indices(keep_choices(a, 5)), (std::vector<uint64_t>{1, 2, 3}));
   EXPECT_EQ(kept_indices(keep_choices(b, 5)), (std::vector<uint64_t>{1, 2, 3}));
 }

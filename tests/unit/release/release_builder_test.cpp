@@ -38,7 +38,7 @@ class TempDir {
 const char* const kKernel =
     "__global__ void scale(float* x, int n) {\n"
     "  int i = blockIdx.x * B + threadIdx.x;\n"
-    "  if (i < n) x[i] *= U;\n"
+    "  if (i < n) x[i] = x[i] * U + B;\n"
     "}\n";
 
 const char* const kSpec =
@@ -285,7 +285,14 @@ TEST_F(ReleaseBuilderTest, EmbedsACubinPerArchitectureAndPtxForTheLowest) {
     EXPECT_EQ(ptx.image.back(), '\0');  // cuModuleLoadData takes it as is
   }
   // Each config's code is compiled with its own parameter values.
-  EXPECT_NE(r.code[0].image, r.code[3].image);
+  auto image = [&](int64_t config_id, const std::string& target) {
+    for (const ReleaseCode& c : r.code) {
+      if (c.config_id == config_id && c.target == target) return c.image;
+    }
+    return std::string();
+  };
+  EXPECT_NE(image(1, "sm_90"), image(2, "sm_90"));
+  EXPECT_NE(image(1, "compute_80"), image(2, "compute_80"));
   EXPECT_EQ(r.meta.at("code_targets"), "sm_80,sm_90,compute_80");
 }
 
