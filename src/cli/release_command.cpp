@@ -94,9 +94,8 @@ int run(const std::vector<std::string>& args) {
 
   const ReleaseSummary s =
       build_release(request, [](const std::string& line) { std::cerr << line << "\n"; });
-  std::cout << s.output << ": " << s.kernels << " kernels, " << s.devices << " GPUs, "
-            << s.problems << " problem points, " << s.choices << " choices, " << s.configs
-            << " configs";
+  std::cout << s.output << ": " << s.kernels << " kernels, " << s.devices << " GPUs, " << s.problems
+            << " problem points, " << s.choices << " choices, " << s.configs << " configs";
   if (s.code > 0) {
     std::cout << ", " << s.code << " code images (";
     for (size_t i = 0; i < s.code_targets.size(); ++i) {

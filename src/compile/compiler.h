@@ -36,7 +36,7 @@ class Compiler {
 };
 
 std::unique_ptr<Compiler> make_nvrtc_compiler();
-std::string nvrtc_version();  // "13.0"
+std::string nvrtc_version();                            // "13.0"
 bool is_virtual_architecture(const std::string& arch);  // "compute_90": NVRTC writes PTX
 
 }  // namespace gputune

@@ -46,11 +46,10 @@ std::vector<std::string> parse_architectures(const std::string& list) {
 std::vector<std::string> code_targets(const std::vector<std::string>& architectures) {
   std::vector<std::string> out = architectures;
   if (architectures.empty()) return out;
-  const auto lowest = std::min_element(
-      architectures.begin(), architectures.end(),
-      [](const std::string& a, const std::string& b) {
-        return architecture_number(a) < architecture_number(b);
-      });
+  const auto lowest = std::min_element(architectures.begin(), architectures.end(),
+                                       [](const std::string& a, const std::string& b) {
+                                         return architecture_number(a) < architecture_number(b);
+                                       });
   out.push_back("compute_" + std::to_string(architecture_number(*lowest)));
   return out;
 }
@@ -82,8 +81,7 @@ std::vector<ReleaseCode> compile_code(const std::vector<CodeJob>& jobs,
         if (!kernel.ok) {
           compiles.cancel();
           throw Error(ErrorCode::kNvrtc, job.what + " does not compile for " + target + ": " +
-                                             first_error_line(kernel.log) +
-                                             "; leave " + target +
+                                             first_error_line(kernel.log) + "; leave " + target +
                                              " out of --embed, or build with --no-code");
         }
         ReleaseCode code;

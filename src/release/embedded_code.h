@@ -14,8 +14,8 @@ namespace gputune {
 
 struct CodeJob {
   int64_t config_id = 0;
-  std::string what;         // "sgemm BM=64 BN=64 ...", for messages
-  CompileRequest request;   // as a search compiles the config; the architecture is set per target
+  std::string what;        // "sgemm BM=64 BN=64 ...", for messages
+  CompileRequest request;  // as a search compiles the config; the architecture is set per target
 };
 
 // "sm_90,sm_80" -> {"sm_80", "sm_90"} (sorted, without duplicates); throws Error(kUsage) naming

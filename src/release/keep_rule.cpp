@@ -17,10 +17,11 @@ bool within_noise(const MeasuredConfig& other, const MeasuredConfig& reference) 
 std::vector<KeptChoice> keep_choices(std::vector<MeasuredConfig> candidates, int top) {
   std::vector<KeptChoice> out;
   if (candidates.empty() || top <= 0) return out;
-  std::sort(candidates.begin(), candidates.end(), [](const MeasuredConfig& a, const MeasuredConfig& b) {
-    if (a.median_ms != b.median_ms) return a.median_ms < b.median_ms;
-    return a.config_index < b.config_index;
-  });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const MeasuredConfig& a, const MeasuredConfig& b) {
+              if (a.median_ms != b.median_ms) return a.median_ms < b.median_ms;
+              return a.config_index < b.config_index;
+            });
   const MeasuredConfig& best = candidates.front();
   const auto baseline = std::find_if(candidates.begin(), candidates.end(),
                                      [](const MeasuredConfig& c) { return c.is_baseline; });

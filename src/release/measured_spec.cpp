@@ -29,8 +29,7 @@ Spec load_measured_spec(const KernelIdentity& kernel, const MeasuredKernel& meas
     throw Error(ErrorCode::kSpec,
                 location + ": kernel source " + spec.kernel_path + " has source hash " +
                     spec.source_hash() + ", but the results of kernel '" + kernel.name + "' in " +
-                    measured.database + " were measured with source hash " +
-                    kernel.source_hash +
+                    measured.database + " were measured with source hash " + kernel.source_hash +
                     ": the kernel changed since it was tuned. Pass --spec with the spec of the "
                     "source that was measured, or search again with the current source");
   }

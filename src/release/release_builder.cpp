@@ -1,5 +1,6 @@
 #include "release/release_builder.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -9,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
-#include <unistd.h>
 
 #include "compile/compiler.h"
 #include "core/config_codec.h"
@@ -91,8 +91,8 @@ std::vector<CodeJob> code_jobs(const Release& release, const std::vector<KernelD
     const KernelData& kernel = kernels[w.kernel];
     if (problem_dependent.count(w.kernel)) continue;
     for (const KeptChoice& choice : w.kept) {
-      const int64_t id = config_ids.at({static_cast<int64_t>(w.kernel) + 1,
-                                        choice.candidate.config_json});
+      const int64_t id =
+          config_ids.at({static_cast<int64_t>(w.kernel) + 1, choice.candidate.config_json});
       CompileRequest request =
           request_at(kernel.spec, w.measured->problem_json, choice.candidate.config_index);
       auto [it, inserted] = jobs.emplace(id, CodeJob{id, "", request});
@@ -131,8 +131,7 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
   if (measured.workloads.empty()) {
     throw Error(ErrorCode::kDb,
                 joined(options.databases, ", ") + ": no measured workloads" +
-                    (options.kernels.empty() ? ""
-                                             : " of kernel " + joined(options.kernels, ", ")) +
+                    (options.kernels.empty() ? "" : " of kernel " + joined(options.kernels, ", ")) +
                     "; run `gputune search SPEC --db FILE` first");
   }
   std::vector<Spec> given_specs;

@@ -115,12 +115,12 @@ class Statement {
   Statement& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
   Statement& bind(int i, double v) { return check(sqlite3_bind_double(stmt_, i, v)); }
   Statement& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
-                                   SQLITE_TRANSIENT));
+    return check(
+        sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
   Statement& bind_blob(int i, const std::string& v) {
-    return check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
-                                   SQLITE_TRANSIENT));
+    return check(
+        sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
   template <typename T>
   Statement& bind(int i, const std::optional<T>& v) {

@@ -70,8 +70,8 @@ MeasuredResults read_measured_results(const std::vector<std::string>& databases,
         c.spread = m.spread();
         c.registers = m.registers;
         c.shared_bytes = m.shared_bytes;
-        c.provenance = path + " workload " + std::to_string(w.id) + " measured " +
-                       attempt.created_at;
+        c.provenance =
+            path + " workload " + std::to_string(w.id) + " measured " + attempt.created_at;
         auto [it, inserted] = workload.configs.emplace(c.config_json, c);
         if (!inserted && c.median_ms < it->second.median_ms) it->second = std::move(c);
       }

@@ -22,9 +22,8 @@ std::vector<uint64_t> kept_indices(const std::vector<KeptChoice>& kept) {
 }
 
 TEST(KeepRule, TheBestAloneWhenNothingIsWithinItsNoise) {
-  auto kept = keep_choices({candidate(0, 2.0, 0.01, true), candidate(1, 1.0, 0.01),
-                            candidate(2, 1.5, 0.01)},
-                           5);
+  auto kept = keep_choices(
+      {candidate(0, 2.0, 0.01, true), candidate(1, 1.0, 0.01), candidate(2, 1.5, 0.01)}, 5);
   ASSERT_EQ(kept_indices(kept), (std::vector<uint64_t>{1}));
   EXPECT_EQ(kept[0].rank, 0);
   EXPECT_DOUBLE_EQ(*kept[0].speedup_over_baseline, 2.0);
@@ -33,10 +32,10 @@ TEST(KeepRule, TheBestAloneWhenNothingIsWithinItsNoise) {
 
 TEST(KeepRule, KeepsThoseWithinTheNoiseFastestFirst) {
   // Noise: max(2 * 0.02, 2 * spread, 0.01) = 4% of the best for the quiet ones.
-  auto kept = keep_choices({candidate(0, 3.0, 0.0, true), candidate(1, 1.00, 0.02),
-                            candidate(2, 1.03, 0.02), candidate(3, 1.05, 0.02),
-                            candidate(4, 1.02, 0.0)},
-                           5);
+  auto kept =
+      keep_choices({candidate(0, 3.0, 0.0, true), candidate(1, 1.00, 0.02),
+                    candidate(2, 1.03, 0.02), candidate(3, 1.05, 0.02), candidate(4, 1.02, 0.0)},
+                   5);
   EXPECT_EQ(kept_indices(kept), (std::vector<uint64_t>{1, 4, 2}));
   for (size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].rank, static_cast<int>(i));
   EXPECT_FALSE(kept[1].margin_to_runner_up);  // rank 0 only
@@ -44,9 +43,8 @@ TEST(KeepRule, KeepsThoseWithinTheNoiseFastestFirst) {
 
 TEST(KeepRule, ANoisySlowerConfigIsWithinTheNoiseWhereAQuietOneIsNot) {
   // 1.08 with a 5% spread is within 10%; 1.06 with none is outside 4%.
-  auto kept = keep_choices({candidate(1, 1.0, 0.02), candidate(2, 1.06, 0.0),
-                            candidate(3, 1.08, 0.05)},
-                           5);
+  auto kept =
+      keep_choices({candidate(1, 1.0, 0.02), candidate(2, 1.06, 0.0), candidate(3, 1.08, 0.05)}, 5);
   EXPECT_EQ(kept_indices(kept), (std::vector<uint64_t>{1, 3}));
 }
 
@@ -87,7 +85,7 @@ TEST(KeepRule, NoBaselineMeasuredLeavesTheSpeedUpUnknown) {
 
 TEST(KeepRule, TheOrderOfTheInputDoesNotMatter) {
   std::vector<MeasuredConfig> a = {candidate(3, 1.0, 0.0), candidate(1, 1.0, 0.0),
-                              candidate(2, 1.0, 0.0)};
+                                   candidate(2, 1.0, 0.0)};
   std::vector<MeasuredConfig> b = {a[2], a[0], a[1]};
   EXPECT_EQ(kept_indices(keep_choices(a, 5)), (std::vector<uint64_t>{1, 2, 3}));
   EXPECT_EQ(kept_indices(keep_choices(b, 5)), (std::vector<uint64_t>{1, 2, 3}));

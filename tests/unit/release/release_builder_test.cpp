@@ -76,7 +76,6 @@ DeviceInfo h100() {
   return d;
 }
 
-
 // Time per config (B index, U index) at one problem point; the baseline is B=32 U=1.
 using Timings = std::map<std::pair<size_t, size_t>, double>;
 
@@ -105,8 +104,7 @@ class ReleaseBuilderTest : public ::testing::Test {
     auto store = open_sqlite_store(db_);
     const Spec spec = load_spec(spec_path_);
     // n=1024: U=2 with B=64 wins by far. n=4096: B=128 and B=256 tie, both well ahead.
-    store_workload(*store, spec, 1024,
-                   {{{0, 0}, 1.0}, {{1, 1}, 0.5}, {{2, 0}, 0.9}, {{3, 1}, -1}});
+    store_workload(*store, spec, 1024, {{{0, 0}, 1.0}, {{1, 1}, 0.5}, {{2, 0}, 0.9}, {{3, 1}, -1}});
     store_workload(*store, spec, 4096,
                    {{{0, 0}, 4.0}, {{2, 0}, 2.0}, {{3, 0}, 2.01}, {{1, 0}, 3.0}});
   }
@@ -274,7 +272,9 @@ TEST_F(ReleaseBuilderTest, EmbedsACubinPerArchitectureAndPtxForTheLowest) {
     for (const char* arch : {"sm_80", "sm_90"}) {
       const ReleaseCode& cubin = *targets.at(arch);
       EXPECT_EQ(cubin.kind, "cubin");
-      EXPECT_EQ(cubin.image.substr(0, 4), "\x7f" "ELF");
+      EXPECT_EQ(cubin.image.substr(0, 4),
+                "\x7f"
+                "ELF");
       EXPECT_EQ(cubin.entry, "_Z5scalePfi");
       EXPECT_GE(cubin_symbol_bytes(cubin.image, cubin.entry), 0) << arch;
       EXPECT_GT(cubin.registers.value_or(0), 0);
