@@ -9,9 +9,12 @@
 # builds .device; the device tool carries it), or anywhere with GPUTUNE=path/to/gputune. What it
 # writes is also copied to $OUT when set (the device tool brings back only $OUT).
 #
-# Time: about 5 to 6 minutes on one H100 with the defaults (every search uses --fast; 1613
-# brute-force variants per size at roughly 60 to 110 variants/s, 5 sizes; sgemm 60 model-guided
-# evaluations per size; about 1.5 s to start each search); --held-out about 5 minutes. Every
+# Time (estimated, not yet measured): about 6 minutes on one H100 with the defaults. Every search
+# uses --fast (at most 0.1 s of timing per variant; bench/RESULTS.md measured 113 variants/s on
+# transpose n=8192 with it): 1613 brute-force variants per size over five specs, 5 sizes each,
+# at roughly 60 to 110 variants/s, about 250 s; sgemm 60 model-guided evaluations at 5 sizes,
+# about 75 s; about 1.5 s to start each of the 30 searches; the release's compiles (PTX and
+# cubins, the cubins mostly from the module cache) under 40 s. --held-out: about 5 minutes. Every
 # search is capped by --budget-seconds and the whole run by --max-total-seconds: the searches
 # left share what remains, so the run ends in time even on a slower GPU.
 set -uo pipefail
@@ -84,10 +87,10 @@ fi
 sizes() {  # spec, grid|held-out -> one --set argument per line
   local spec=$1 kind=$2 list
   case "$spec/$kind" in
-    transpose/grid) list="n=1024 n=2048 n=4096 n=8192 n=16384" ;;
-    transpose/held-out) list="n=1536 n=3000 n=6144 n=12288" ;;
-    stencil/grid|stencil_chain/grid) list="nx=1024,ny=1024 nx=2048,ny=2048 nx=4096,ny=4096 nx=8192,ny=8192 nx=16384,ny=16384" ;;
-    stencil/held-out|stencil_chain/held-out) list="nx=1536,ny=1536 nx=3000,ny=3000 nx=6144,ny=6144 nx=12288,ny=12288" ;;
+    transpose/grid) list="n=512 n=1024 n=2048 n=4096 n=8192" ;;
+    transpose/held-out) list="n=768 n=1536 n=3000 n=6144" ;;
+    stencil/grid|stencil_chain/grid) list="nx=512,ny=512 nx=1024,ny=1024 nx=2048,ny=2048 nx=4096,ny=4096 nx=8192,ny=8192" ;;
+    stencil/held-out|stencil_chain/held-out) list="nx=768,ny=768 nx=1536,ny=1536 nx=3000,ny=3000 nx=6144,ny=6144" ;;
     gemv/grid) list="m=1024,n=1024 m=2048,n=2048 m=4096,n=4096 m=8192,n=8192 m=16384,n=16384" ;;
     gemv/held-out) list="m=1536,n=1536 m=3000,n=3000 m=6144,n=6144 m=12288,n=12288" ;;
     reduce/grid) list="n=1048576 n=4194304 n=16777216 n=67108864 n=268435456" ;;
