@@ -109,7 +109,7 @@ else
   db="db/results/$gpu.db"
 fi
 release="db/releases/$gpu.gtrel"
-logs="db/results/logs-$gpu-$kind"
+logs="$(mktemp -d)/logs-$gpu-$kind"  # a tarball of them goes to $OUT
 mkdir -p "$(dirname "$db")" db/releases "$logs"
 rm -f "$db" "$db-wal" "$db-shm"
 
@@ -146,7 +146,7 @@ for job in "${jobs_list[@]}"; do
   fi
   t0=$(date +%s)
   timeout "$limit" "$GPUTUNE" search "spaces/$spec.yaml" --set "$set" --db "$db" "${args[@]}" \
-    --seed 1 --fast --max-seconds "$max_seconds" --jobs "$jobs" --top 1 \
+    --seed 1 --fast --max-seconds "$max_seconds" --jobs "$jobs" --top 1 --quiet \
     >"$logs/$spec-$set.log" 2>&1
   rc=$?
   # 1: some variants failed to compile or check, as expected in a space with limits.
