@@ -12,6 +12,7 @@ struct CompileRequest {
   // The kernels to look up in the module: "transpose" or "transpose<32, 1>"; at least one.
   std::vector<std::string> kernel_name_expressions;
   std::vector<std::string> options;  // NVRTC options besides the architecture
+  // A real architecture ("sm_90") gives a cubin; a virtual one ("compute_90") gives PTX.
   std::string arch = "sm_90";
 };
 
@@ -35,6 +36,7 @@ class Compiler {
 };
 
 std::unique_ptr<Compiler> make_nvrtc_compiler();
-std::string nvrtc_version();  // "13.0"
+std::string nvrtc_version();                            // "13.0"
+bool is_virtual_architecture(const std::string& arch);  // "compute_90": NVRTC writes PTX
 
 }  // namespace gputune

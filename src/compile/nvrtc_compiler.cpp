@@ -129,12 +129,22 @@ class NvrtcCompiler : public Compiler {
       result.lowered_names.push_back(lowered);
     }
 
+    if (is_virtual_architecture(request.arch)) {
+      // PTX, the forward-compatible form a release embeds: the driver compiles it for whatever
+      // GPU loads it. The terminating NUL is kept, as cuModuleLoadData expects.
+      size_t ptx_size = 0;
+      check(nvrtcGetPTXSize(*program, &ptx_size), "nvrtcGetPTXSize");
+      result.image.resize(ptx_size);
+      check(nvrtcGetPTX(*program, result.image.data()), "nvrtcGetPTX");
+      result.ok = true;
+      result.compile_ms = elapsed_ms(start);
+      return result;
+    }
     size_t cubin_size = 0;
     const nvrtcResult sized = nvrtcGetCUBINSize(*program, &cubin_size);
     if (sized != NVRTC_SUCCESS || cubin_size == 0) {
-      // A virtual architecture (compute_90) yields PTX only; we load machine code.
       result.log += "\nno cubin for --gpu-architecture=" + request.arch +
-                    " (a real architecture such as sm_90 is needed)";
+                    " (a real architecture such as sm_90 is needed, or compute_90 for PTX)";
       result.compile_ms = elapsed_ms(start);
       return result;
     }
@@ -165,5 +175,7 @@ std::string nvrtc_version() {
   check(nvrtcVersion(&major, &minor), "nvrtcVersion");
   return std::to_string(major) + "." + std::to_string(minor);
 }
+
+bool is_virtual_architecture(const std::string& arch) { return arch.rfind("compute_", 0) == 0; }
 
 }  // namespace gputune

@@ -1,0 +1,124 @@
+// `gputune release` as a user runs it: on result databases replayed from the shipped recordings.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "compile/cubin_symbols.h"
+#include "release/release.h"
+#include "support/run_gputune.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::run_gputune;
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+class ReleaseCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(dir_);
+    for (const char* recording :
+         {"transpose_n_4096_NVIDIA_H200.csv", "transpose_n_8192_NVIDIA_H200.csv",
+          "stencil_nx_4096_ny_4096_NVIDIA_H200.csv",
+          "sgemm_m_1024_n_1024_k_1024_NVIDIA_H200.csv"}) {
+      const CommandResult r =
+          run_gputune("search --replay " + test::source_dir() + "/db/recordings/" + recording +
+                      " --db " + db_ + " --quiet");
+      ASSERT_EQ(r.exit_code, 0) << recording << "\n" << r.err;
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_ = fs::temp_directory_path() / ("gputune_release_cli_" + std::to_string(getpid()));
+  std::string db_ = path("results.db");
+};
+
+TEST_F(ReleaseCli, BuildsAReleaseWithCodeFromReplayedResults) {
+  const std::string out = path("transpose.gtrel");
+  const CommandResult r =
+      run_gputune("release " + db_ + " -o " + out +
+                  " --kernel transpose --embed sm_90 -j 2 --cache-dir " + path("cache"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 kernels, 1 GPUs, 2 problem points"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("kept configs for sm_90..."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept configs for compute_90 (PTX)..."), std::string::npos) << r.err;
+
+  const std::string dump = read(out + ".txt");
+  EXPECT_NE(dump.find("transpose | NVIDIA H200 sm_90 132SM nvrtc 13.0 | n=4096 | #0 | "),
+            std::string::npos)
+      << dump;
+  EXPECT_LT(dump.find("n=4096"), dump.find("n=8192"));  // sorted
+  const CommandResult again = run_gputune("release --dump " + out);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, dump);
+
+  // Every kept config has a cubin that defines its entry, and PTX.
+  const Release release = read_release_db(out);
+  ASSERT_FALSE(release.configs.empty());
+  std::map<int64_t, std::set<std::string>> targets;
+  for (const ReleaseCode& code : release.code) {
+    targets[code.config_id].insert(code.target);
+    if (code.kind == "cubin") {
+      EXPECT_EQ(code.image.substr(0, 4),
+                "\x7f"
+                "ELF");
+      EXPECT_GE(cubin_symbol_bytes(code.image, code.entry), 0) << code.entry;
+    } else {
+      EXPECT_NE(code.image.find(".entry " + code.entry), std::string::npos);
+    }
+  }
+  for (size_t id = 1; id <= release.configs.size(); ++id) {
+    EXPECT_EQ(targets[static_cast<int64_t>(id)], (std::set<std::string>{"compute_90", "sm_90"}))
+        << release.configs[id - 1].config_json;
+  }
+}
+
+TEST_F(ReleaseCli, SameInputsSameDumpAndAnExistingOutputIsRefused) {
+  const std::string a = path("a.gtrel"), b = path("b.gtrel");
+  ASSERT_EQ(run_gputune("release " + db_ + " -o " + a + " --no-code").exit_code, 0);
+  ASSERT_EQ(run_gputune("release " + db_ + " -o " + b + " --no-code").exit_code, 0);
+  EXPECT_EQ(read(a + ".txt"), read(b + ".txt"));
+  const std::string dump = read(a + ".txt");
+  for (const char* kernel : {"transpose | ", "stencil5 | ", "sgemm | "}) {
+    EXPECT_NE(dump.find(kernel), std::string::npos) << kernel << "\n" << dump;
+  }
+
+  const CommandResult refused = run_gputune("release " + db_ + " -o " + a + " --no-code");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  EXPECT_EQ(run_gputune("release " + db_ + " -o " + a + " --no-code --force").exit_code, 0);
+}
+
+TEST_F(ReleaseCli, UsageErrorsSayWhatIsExpected) {
+  CommandResult r = run_gputune("release -o " + path("x.gtrel"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("result databases"), std::string::npos) << r.err;
+  r = run_gputune("release " + db_);
+  EXPECT_NE(r.err.find("-o FILE.gtrel"), std::string::npos) << r.err;
+  r = run_gputune("release " + db_ + " -o " + path("x.gtrel") + " --embed 90");
+  EXPECT_NE(r.err.find("--embed 90"), std::string::npos) << r.err;
+  r = run_gputune("release --dump " + db_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("not a gputune release database"), std::string::npos) << r.err;
+  r = run_gputune("release --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--embed"), std::string::npos);
+  EXPECT_NE(run_gputune("--help").out.find("release"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gputune
