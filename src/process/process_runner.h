@@ -83,9 +83,10 @@ class ProcessRunner : public AsyncRunner {
   std::unique_ptr<Impl> impl_;
 };
 
-// Workers holding make_gpu_runner. The output checkers are compiled first by `compiler` (the
-// search's pool) for the GPUs' architecture and handed to every worker; one that does not
-// compile is an Error.
+// Workers holding make_gpu_runner. The output checkers and input fillers are compiled first by
+// `compiler` (the search's pool) for the GPUs' architecture and handed to every worker; one
+// that does not compile is an Error. Each worker is sent its next candidate while it measures
+// one, and loads that one's module during the checked run.
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
                                                    const TimingOptions& timing, Compiler& compiler,
