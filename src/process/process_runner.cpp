@@ -576,6 +576,12 @@ std::vector<Measurement> ProcessRunner::run(const std::vector<Candidate>& batch)
 
 size_t ProcessRunner::idle() const {
   size_t idle = 0;
+  for (const auto& w : impl_->workers) idle += w.state == Impl::State::kIdle;
+  return idle > impl_->queue.size() ? idle - impl_->queue.size() : 0;
+}
+
+size_t ProcessRunner::accepting() const {
+  size_t idle = 0;
   for (const auto& w : impl_->workers) {
     if (w.state == Impl::State::kIdle || w.state == Impl::State::kBusy) {
       idle += kJobsPerWorker - std::min(kJobsPerWorker, w.jobs.size());

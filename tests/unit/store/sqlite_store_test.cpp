@@ -581,7 +581,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
   open_sqlite_store(path);
   RawDb(path).exec("PRAGMA user_version = 7");
   expect_db_error([&] { open_sqlite_store(path); },
-                  "was written by a newer gputune (schema 7, this build knows 3)");
+                  "was written by a newer gputune (schema 7, this build knows 4)");
   expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
 }
 
