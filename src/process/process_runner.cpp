@@ -174,6 +174,9 @@ struct ProcessRunner::Impl {
     // Sent to the worker, in order: the first runs (started, deadline and limit_s are its), the
     // rest wait in its socket so that it can load them ahead.
     std::deque<Job> jobs;
+    // A write failed while it ran a job: it may have exited after that job's result (a sticky
+    // error), which is still to be read, so nothing more is sent until then.
+    bool write_closed = false;
   };
 
   ~Impl() {
@@ -218,6 +221,7 @@ struct ProcessRunner::Impl {
     const int ordinal = w->ordinal;
     w->child = ipc::spawn([f, ordinal](int fd) { return worker_main(fd, ordinal, *f); });
     w->state = State::kStarting;
+    w->write_closed = false;
     w->started = Clock::now();
     w->deadline = after(watchdog.start_s);
   }
@@ -316,11 +320,15 @@ struct ProcessRunner::Impl {
       for (Worker& w : workers) {
         if (queue.empty()) return;
         if (w.state != State::kIdle && w.state != State::kBusy) continue;
-        if (w.jobs.size() >= depth) continue;
+        if (w.jobs.size() >= depth || w.write_closed) continue;
         wire::Writer message;
         put_candidate(message, queue.front().candidate);
         if (!ipc::write_frame(w.child.fd, kRun, message.data())) {
-          died(&w);  // it exited after its last variant's sticky error; the next worker takes it
+          if (w.state == State::kBusy) {
+            w.write_closed = true;  // its result, or the end of its socket, comes next
+          } else {
+            died(&w);  // it exited after its last variant's sticky error; the next worker takes it
+          }
           continue;
         }
         w.jobs.push_back(std::move(queue.front()));
