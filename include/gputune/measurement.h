@@ -21,6 +21,9 @@ struct Measurement {
   // What the compiler warned about in a compile that succeeded ("" when nothing): its log
   // without ptxas's resource report.
   std::string compiler_warnings;
+  // GPU time of the variant's own launches (checked run, warm-up, samples), from events around
+  // them: what the search's GPU idle share counts as busy.
+  double gpu_busy_ms = 0;
 
   double median_ms() const;  // NaN without samples
   double spread() const;     // (p90 - p10) / median; 0 with fewer than 2 samples

@@ -22,6 +22,8 @@ const std::vector<MeasurementField>& measurement_fields() {
       {"message", FieldKind::kText, &M::message},
       // Added with schema 3: older rows read as "". Recordings never held it.
       {"compiler_warnings", FieldKind::kText, &M::compiler_warnings, false, true},
+      // Added with schema 4: older rows read as 0. Recordings and reports never held it.
+      {"gpu_busy_ms", FieldKind::kReal, &M::gpu_busy_ms, false, false},
   };
   return fields;
 }

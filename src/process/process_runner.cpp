@@ -9,6 +9,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "gputune/error.h"
 #include "process/gpu_list.h"
@@ -36,6 +37,9 @@ enum : uint32_t {
 // samples, and slack.
 constexpr double kLaunchesBeyondBudget = 8;
 
+// Jobs sent to a worker at once: the one it runs and the next, whose module it loads meanwhile.
+constexpr size_t kJobsPerWorker = 2;
+
 void put_candidate(wire::Writer& w, const Candidate& c) {
   wire::put(w, c.variant);
   wire::put(w, c.kernel);
@@ -54,6 +58,24 @@ bool send_phase(int fd, SearchPhase phase) {
   return ipc::write_frame(fd, kPhase, w.data());
 }
 
+// A frame as the worker reads it, with the candidate of a kRun or kReference decoded.
+struct Frame {
+  uint32_t type = 0;
+  Candidate candidate;
+};
+
+// False when the socket closed. Throws Error for a frame it cannot decode.
+bool read_worker_frame(int fd, Frame* frame) {
+  std::string payload;
+  if (!ipc::read_frame(fd, &frame->type, &payload)) return false;
+  if (frame->type == kRun || frame->type == kReference) {
+    wire::Reader reader(payload);
+    wire::get(reader, &frame->candidate.variant);
+    wire::get(reader, &frame->candidate.kernel);
+  }
+  return true;
+}
+
 int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
   std::unique_ptr<Runner> runner;
   try {
@@ -67,20 +89,33 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
   } catch (const std::exception& e) {
     return send_fatal(fd, Error(ErrorCode::kInternal, e.what()));
   }
-  uint32_t type = 0;
-  std::string payload;
-  while (ipc::read_frame(fd, &type, &payload)) {
+  // Frames read ahead of their turn: the driver sends the next candidate while this one runs,
+  // so that the runner can load its module during this one's checked run.
+  std::deque<Frame> ahead;
+  runner->set_lookahead([fd, &ahead]() -> const Candidate* {
+    if (ahead.empty() && !ipc::readable({fd}, 0).empty()) {
+      Frame next;
+      if (read_worker_frame(fd, &next)) ahead.push_back(std::move(next));
+    }
+    return !ahead.empty() && ahead.front().type == kRun ? &ahead.front().candidate : nullptr;
+  });
+  for (;;) {
     try {
+      Frame frame;
+      if (!ahead.empty()) {
+        frame = std::move(ahead.front());
+        ahead.pop_front();
+      } else if (!read_worker_frame(fd, &frame)) {
+        return 0;  // the driver closed the socket
+      }
       wire::Writer reply;
-      if (type == kBandwidth) {
+      if (frame.type == kBandwidth) {
         reply.f64(runner->measure_copy_bandwidth());
         if (!ipc::write_frame(fd, kBandwidthResult, reply.data())) return 0;
         continue;
       }
-      wire::Reader reader(payload);
-      Candidate candidate;
-      wire::get(reader, &candidate.variant);
-      wire::get(reader, &candidate.kernel);
+      const uint32_t type = frame.type;
+      const Candidate& candidate = frame.candidate;
       Measurement m;
       if (type == kReference) {
         m = runner->set_reference(candidate);
@@ -100,7 +135,6 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
       return send_fatal(fd, Error(ErrorCode::kInternal, e.what()));
     }
   }
-  return 0;  // the driver closed the socket
 }
 
 std::string seconds_text(double s) {
@@ -137,7 +171,12 @@ struct ProcessRunner::Impl {
     State state = State::kDead;
     Clock::time_point started, deadline;
     double limit_s = 0;
-    std::optional<Job> job;
+    // Sent to the worker, in order: the first runs (started, deadline and limit_s are its), the
+    // rest wait in its socket so that it can load them ahead.
+    std::deque<Job> jobs;
+    // A write failed while it ran a job: it may have exited after that job's result (a sticky
+    // error), which is still to be read, so nothing more is sent until then.
+    bool write_closed = false;
   };
 
   ~Impl() {
@@ -182,11 +221,23 @@ struct ProcessRunner::Impl {
     const int ordinal = w->ordinal;
     w->child = ipc::spawn([f, ordinal](int fd) { return worker_main(fd, ordinal, *f); });
     w->state = State::kStarting;
+    w->write_closed = false;
     w->started = Clock::now();
     w->deadline = after(watchdog.start_s);
   }
 
+  // A worker's jobs from `first` on, which it never started, go back to the front of the
+  // queue, in order.
+  void requeue(Worker* w, size_t first) {
+    while (w->jobs.size() > first) {
+      queue.push_front(std::move(w->jobs.back()));
+      w->jobs.pop_back();
+    }
+  }
+
+  // After its running job's result: the jobs still sent to it were never started.
   void restart(Worker* w) {
+    requeue(w, 0);
     ipc::kill_child(&w->child);
     ++stats.restarts;
     start(w);
@@ -254,30 +305,48 @@ struct ProcessRunner::Impl {
     w->deadline = after(watchdog.start_s);
   }
 
+  // The running job's clock starts: when it is sent to an idle worker, or when the result of
+  // the one before it arrives.
+  void start_clock(Worker* w) {
+    w->state = State::kBusy;
+    w->started = Clock::now();
+    w->limit_s = limit();
+    w->deadline = after(w->limit_s);
+  }
+
+  // Idle workers get a job first; then each busy one gets its next, to load ahead.
   void dispatch() {
-    for (Worker& w : workers) {
-      if (queue.empty()) return;
-      if (w.state != State::kIdle) continue;
-      wire::Writer message;
-      put_candidate(message, queue.front().candidate);
-      if (!ipc::write_frame(w.child.fd, kRun, message.data())) {
-        died(&w);  // it exited after its last variant's sticky error; the next worker takes it
-        continue;
+    for (size_t depth = 1; depth <= kJobsPerWorker; ++depth) {
+      for (Worker& w : workers) {
+        if (queue.empty()) return;
+        if (w.state != State::kIdle && w.state != State::kBusy) continue;
+        if (w.jobs.size() >= depth || w.write_closed) continue;
+        wire::Writer message;
+        put_candidate(message, queue.front().candidate);
+        if (!ipc::write_frame(w.child.fd, kRun, message.data())) {
+          if (w.state == State::kBusy) {
+            w.write_closed = true;  // its result, or the end of its socket, comes next
+          } else {
+            died(&w);  // it exited after its last variant's sticky error; the next worker takes it
+          }
+          continue;
+        }
+        w.jobs.push_back(std::move(queue.front()));
+        queue.pop_front();
+        if (w.jobs.size() == 1) start_clock(&w);
       }
-      w.job = std::move(queue.front());
-      queue.pop_front();
-      w.state = State::kBusy;
-      w.started = Clock::now();
-      w.limit_s = limit();
-      w.deadline = after(w.limit_s);
     }
   }
 
   void finish(Worker* w, Measurement m) {
     note(m);
-    ready.emplace_back(w->job->ticket, std::move(m));
-    w->job.reset();
-    w->state = State::kIdle;
+    ready.emplace_back(w->jobs.front().ticket, std::move(m));
+    w->jobs.pop_front();
+    if (w->jobs.empty()) {
+      w->state = State::kIdle;
+    } else {
+      start_clock(w);
+    }
   }
 
   // The worker's socket closed without a word.
@@ -286,8 +355,9 @@ struct ProcessRunner::Impl {
     switch (w->state) {
       case State::kBusy: {
         ++stats.crashes;
-        Job job = std::move(*w->job);
-        w->job.reset();
+        requeue(w, 1);
+        Job job = std::move(w->jobs.front());
+        w->jobs.clear();
         if (job.attempts == 0) {
           // Perhaps not the variant's doing (kill -9 from outside): once more on a new worker.
           ++job.attempts;
@@ -324,7 +394,7 @@ struct ProcessRunner::Impl {
         w->state = State::kDead;
         throw Error(e.code(), name(*w) + " could not start again: " + e.what());
       }
-      Candidate candidate = std::move(w->job->candidate);
+      Candidate candidate = std::move(w->jobs.front().candidate);
       finish(w, failure(candidate, Status::kRuntimeError, e.what()));
       restart(w);
       return;
@@ -370,7 +440,7 @@ struct ProcessRunner::Impl {
       }
       ++stats.timeouts;
       const double ran = std::chrono::duration<double>(now - w.started).count();
-      Candidate candidate = std::move(w.job->candidate);
+      Candidate candidate = std::move(w.jobs.front().candidate);
       finish(&w, failure(candidate, Status::kTimeout,
                          "no result after " + seconds_text(ran) + " (the watchdog allowed " +
                              seconds_text(w.limit_s) +
@@ -518,9 +588,19 @@ size_t ProcessRunner::idle() const {
   return idle > impl_->queue.size() ? idle - impl_->queue.size() : 0;
 }
 
+size_t ProcessRunner::accepting() const {
+  size_t idle = 0;
+  for (const auto& w : impl_->workers) {
+    if (w.state == Impl::State::kIdle || w.state == Impl::State::kBusy) {
+      idle += kJobsPerWorker - std::min(kJobsPerWorker, w.jobs.size());
+    }
+  }
+  return idle > impl_->queue.size() ? idle - impl_->queue.size() : 0;
+}
+
 size_t ProcessRunner::busy() const {
   size_t busy = impl_->queue.size() + impl_->ready.size();
-  for (const auto& w : impl_->workers) busy += w.job.has_value();
+  for (const auto& w : impl_->workers) busy += w.jobs.size();
   return busy;
 }
 
@@ -563,18 +643,20 @@ std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
   watchdog.timing_s = sampling_limit_seconds(timing) + timing.warmup_ms / 1e3;
   OutputCheckers checkers;
   std::optional<ReferenceKernel> reference;
+  InputFillers fillers;
   for (const DeviceInfo& gpu : list_gpus()) {
     // GPUs of one search are identical; an ordinal not listed fails in its worker (kNoGpu).
     if (!ordinals.empty() && gpu.ordinal == ordinals.front()) {
       checkers = compile_output_checkers(problem.spec(), compiler, gpu.arch());
       reference = compile_reference_kernel(problem, compiler, gpu.arch());
+      fillers = compile_input_fillers(problem.spec(), compiler, gpu.arch());
     }
   }
   const Problem* p = &problem;
   return std::make_unique<ProcessRunner>(
       std::move(ordinals),
-      [p, timing, checkers, reference](int ordinal) {
-        return make_gpu_runner(*p, ordinal, timing, checkers, nullptr, reference);
+      [p, timing, checkers, fillers, reference](int ordinal) {
+        return make_gpu_runner(*p, ordinal, timing, checkers, nullptr, fillers, reference);
       },
       watchdog, std::move(on_phase));
 }

@@ -15,6 +15,9 @@ namespace gputune {
 class AsyncRunner : public Runner {
  public:
   virtual size_t idle() const = 0;  // how many candidates submit() would start at once
+  // How many submit() would hand to a worker now: idle() and, where a runner sends workers
+  // their next candidate ahead, those slots too.
+  virtual size_t accepting() const { return idle(); }
   virtual size_t busy() const = 0;  // submitted, not yet handed back
   // The ticket comes back with the measurement.
   virtual uint64_t submit(Candidate candidate) = 0;
@@ -69,6 +72,7 @@ class ProcessRunner : public AsyncRunner {
   double measure_copy_bandwidth() override;
 
   size_t idle() const override;
+  size_t accepting() const override;
   size_t busy() const override;
   uint64_t submit(Candidate candidate) override;
   std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) override;
@@ -83,9 +87,10 @@ class ProcessRunner : public AsyncRunner {
   std::unique_ptr<Impl> impl_;
 };
 
-// Workers holding make_gpu_runner. The output checkers are compiled first by `compiler` (the
-// search's pool) for the GPUs' architecture and handed to every worker; one that does not
-// compile is an Error.
+// Workers holding make_gpu_runner. The output checkers and input fillers are compiled first by
+// `compiler` (the search's pool) for the GPUs' architecture and handed to every worker; one
+// that does not compile is an Error. Each worker is sent its next candidate while it measures
+// one, and loads that one's module during the checked run.
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
                                                    const TimingOptions& timing, Compiler& compiler,

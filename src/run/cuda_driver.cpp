@@ -251,6 +251,12 @@ void DeviceBuffer::fill_bytes(unsigned char value) const {
   if (bytes_ > 0) check(api().cuMemsetD8(pointer_, value, bytes_), "cuMemsetD8");
 }
 
+void DeviceBuffer::fill_bytes_async(unsigned char value, const Stream& stream) const {
+  if (bytes_ > 0) {
+    check(api().cuMemsetD8Async(pointer_, value, bytes_, stream.get()), "cuMemsetD8Async");
+  }
+}
+
 void DeviceBuffer::fill_words_async(uint32_t value, const Stream& stream) const {
   if (bytes_ >= 4) {
     check(api().cuMemsetD32Async(pointer_, value, bytes_ / 4, stream.get()), "cuMemsetD32Async");

@@ -23,7 +23,7 @@ namespace gputune::cuda {
   X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                  \
   X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo)            \
   X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync)              \
-  X(cuMemsetD8) X(cuMemsetD32Async) X(cuModuleLoadData) X(cuModuleUnload)                      \
+  X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuModuleLoadData) X(cuModuleUnload)                      \
   X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                 \
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
@@ -105,6 +105,7 @@ class DeviceBuffer {
   void upload(const void* host) const;
   void download(void* host) const;
   void fill_bytes(unsigned char value) const;
+  void fill_bytes_async(unsigned char value, const Stream& stream) const;  // stream-ordered
   // Stream-ordered: fills bytes() / 4 words; copies the smaller of the two sizes.
   void fill_words_async(uint32_t value, const Stream& stream) const;
   void copy_from_async(const DeviceBuffer& source, const Stream& stream) const;

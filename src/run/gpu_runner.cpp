@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "gputune/error.h"
 #include "run/constant_binding.h"
 #include "run/cuda_driver.h"
+#include "run/device_fill.h"
 #include "run/host_buffers.h"
 #include "run/launch_limits.h"
 #include "run/output_check.h"
@@ -32,21 +34,41 @@ bool is_image_error(CUresult result) {
          result == CUDA_ERROR_JIT_COMPILER_NOT_FOUND || result == CUDA_ERROR_INVALID_SOURCE;
 }
 
+// A module loaded ahead of its variant's turn (Runner::set_lookahead).
+struct Prefetched {
+  Candidate candidate;
+  bool loaded = false;
+  CUresult result = CUDA_SUCCESS;
+  cuda::Module module;
+};
+
 // Everything that lives in the CUDA context; dropped and rebuilt after a sticky error.
 struct DeviceState {
   cuda::Stream stream;
   cuda::Event start, stop;
+  cuda::Event busy_start, busy_stop;           // around launches not timed as samples
+  std::unique_ptr<DeviceFill> fill;            // null: every input was filled on the host
   std::vector<cuda::DeviceBuffer> buffers;     // parallel to GpuRunner::host_
   cuda::DeviceBuffer flush;                    // written between samples to evict L2
   std::vector<cuda::DeviceBuffer> references;  // outputs' reference, for checking on the GPU
   std::unique_ptr<DeviceOutputCheck> check;    // loaded once there is a reference
+  std::deque<Prefetched> prefetched;           // oldest first
 };
+
+// Modules loaded ahead and not yet taken: the next one is what the lookahead offers; an older
+// one stays in case the candidates come in another order.
+constexpr size_t kMaxPrefetched = 2;
+
+bool same_candidate(const Candidate& a, const Candidate& b) {
+  return a.variant.index == b.variant.index && a.variant.config == b.variant.config &&
+         a.kernel.image == b.kernel.image;
+}
 
 class GpuRunner : public Runner {
  public:
   GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing,
             OutputCheckers checkers, std::shared_ptr<const StoppingRule> stopping,
-            std::optional<ReferenceKernel> reference)
+            InputFillers fillers, std::optional<ReferenceKernel> reference)
       : timing_(timing),
         stopping_(stopping ? std::move(stopping) : std::make_shared<AdaptiveStopping>(timing)),
         arguments_(problem.spec().arguments),
@@ -54,11 +76,14 @@ class GpuRunner : public Runner {
         rtol_(problem.spec().rtol),
         atol_(problem.spec().atol),
         checkers_(std::move(checkers)),
+        fillers_(std::move(fillers)),
         reference_(problem.spec().check_outputs ? std::move(reference) : std::nullopt),
         kernel_file_(problem.spec().kernel_path) {
     device_ = cuda::query_device(ordinal);  // throws kNoGpu first, before any allocation
     context_ = std::make_unique<cuda::Context>(ordinal);
-    host_ = make_host_buffers(problem);
+    host_ = make_host_buffers(problem, [this](const ArgumentSpec& argument) {
+      return filled_on_device(argument) && fillers_.count(argument.type) > 0;
+    });
     for (const HostBuffer& host : host_) {
       if (check_outputs_ && host.output && !checkers_.count(host.shape.type)) {
         throw Error(ErrorCode::kInternal,
@@ -126,6 +151,8 @@ class GpuRunner : public Runner {
     return results;
   }
 
+  void set_lookahead(Lookahead next) override { lookahead_ = std::move(next); }
+
   double measure_copy_bandwidth() override {
     throw_if_lost();
     context_->make_current();
@@ -152,13 +179,20 @@ class GpuRunner : public Runner {
  private:
   void setup_device() {
     state_ = std::make_unique<DeviceState>();
+    if (!fillers_.empty()) state_->fill = std::make_unique<DeviceFill>(fillers_);
     for (const HostBuffer& host : host_) {
       if (host.constant) {  // lives in each module's __constant__ symbol instead
         state_->buffers.emplace_back();
         continue;
       }
       state_->buffers.emplace_back(host.shape.count * size_of(host.shape.type));
-      if (!host.output && !host.scratch) state_->buffers.back().upload(host.input.data());
+      if (host.output || host.scratch) continue;
+      if (host.device_fill) {
+        state_->fill->fill(arguments_[host.argument], state_->buffers.back(), device_.sm_count,
+                           state_->stream);
+      } else {
+        state_->buffers.back().upload(host.input.data());
+      }
     }
     if (timing_.flush_l2) {
       const size_t bytes = std::max<int64_t>(device_.l2_bytes, 1 << 20) * 2;
@@ -381,7 +415,10 @@ class GpuRunner : public Runner {
     };
 
     cuda::Module module;
-    CUresult result = cuda::Module::load(candidate.kernel.image, &module);
+    CUresult result = CUDA_SUCCESS;
+    if (!take_prefetched(candidate, &module, &result)) {
+      result = cuda::Module::load(candidate.kernel.image, &module);
+    }
     if (result != CUDA_SUCCESS) {
       if (!is_image_error(result)) throw cuda::CudaError(result, "cuModuleLoadData");
       return fail(Status::kCompileError, "cuModuleLoadData: " + cuda::cuda_error_name(result) +
@@ -443,12 +480,16 @@ class GpuRunner : public Runner {
     }
 
     prepare_outputs(/*poison=*/true);
+    state_->busy_start.record(state_->stream.get());
     result = launch_all(prepared);
     if (result == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || result == CUDA_ERROR_INVALID_VALUE) {
       return fail(Status::kResourceExceeded, "cuLaunchKernel: " + cuda::cuda_error_name(result));
     }
     cuda::check(result, "cuLaunchKernel");
+    state_->busy_stop.record(state_->stream.get());
+    load_prefetched();  // while the GPU runs the checked launches
     state_->stream.synchronize("kernel execution");
+    m->gpu_busy_ms += cuda::elapsed_ms(state_->busy_start, state_->busy_stop);
 
     std::string mismatch;
     for (size_t i = 0; i < host_.size(); ++i) {
@@ -470,7 +511,7 @@ class GpuRunner : public Runner {
 
     prepare_outputs(/*poison=*/false);
     const auto timing_start = Clock::now();
-    time(prepared, &m->samples_ms);
+    m->gpu_busy_ms += time(prepared, &m->samples_ms);
     m->time_ms = seconds_since(timing_start) * 1e3;
     m->status = Status::kOk;
   }
@@ -480,23 +521,32 @@ class GpuRunner : public Runner {
   void prepare_outputs(bool poison) {
     for (size_t i = 0; i < host_.size(); ++i) {
       const HostBuffer& host = host_[i];
-      if (!host.initial.empty()) {
+      if (host.output && host.device_fill) {
+        state_->fill->fill(arguments_[host.argument], state_->buffers[i], device_.sm_count,
+                           state_->stream);
+      } else if (!host.initial.empty()) {
         state_->buffers[i].upload(host.initial.data());
       } else if (poison && (host.output || host.scratch)) {
-        state_->buffers[i].fill_bytes(is_floating(host.shape.type) ? 0xFF : 0xA5);
+        state_->buffers[i].fill_bytes_async(is_floating(host.shape.type) ? 0xFF : 0xA5,
+                                            state_->stream);
       }
     }
   }
 
-  // Event-timed launches, one per sample, until the stopping rule says enough.
-  void time(Prepared& prepared, std::vector<double>* samples) {
+  // Event-timed launches, one per sample, until the stopping rule says enough. Returns the GPU
+  // time of every launch, warm-up included.
+  double time(Prepared& prepared, std::vector<double>* samples) {
     const cuda::Stream& stream = state_->stream;
     uint32_t stamp = 0;
+    double warmup_ms = 0;
     *samples = collect_samples(
         *stopping_,
         [&] {
+          state_->busy_start.record(stream.get());
           launch_all_or_throw(prepared);
+          state_->busy_stop.record(stream.get());
           stream.synchronize();
+          warmup_ms += cuda::elapsed_ms(state_->busy_start, state_->busy_stop);
         },
         [&] {
           if (timing_.flush_l2) state_->flush.fill_words_async(++stamp, stream);
@@ -506,6 +556,35 @@ class GpuRunner : public Runner {
           state_->stop.synchronize();
           return static_cast<double>(cuda::elapsed_ms(state_->start, state_->stop));
         });
+    double busy_ms = warmup_ms;
+    for (double sample : *samples) busy_ms += sample;
+    return busy_ms;
+  }
+
+  // Takes the module loaded ahead for `candidate`, with its load's result, if there is one.
+  bool take_prefetched(const Candidate& candidate, cuda::Module* module, CUresult* result) {
+    for (auto p = state_->prefetched.begin(); p != state_->prefetched.end(); ++p) {
+      if (!p->loaded || !same_candidate(p->candidate, candidate)) continue;
+      *module = std::move(p->module);
+      *result = p->result;
+      state_->prefetched.erase(p);
+      return true;
+    }
+    return false;
+  }
+
+  // Loads the candidate the lookahead says comes next, unless it is loaded already.
+  void load_prefetched() {
+    const Candidate* next = lookahead_ ? lookahead_() : nullptr;
+    if (next == nullptr || !next->kernel.ok) return;
+    for (const Prefetched& p : state_->prefetched) {
+      if (same_candidate(p.candidate, *next)) return;
+    }
+    if (state_->prefetched.size() == kMaxPrefetched) state_->prefetched.pop_front();
+    Prefetched& p = state_->prefetched.emplace_back();
+    p.candidate = *next;
+    p.result = cuda::Module::load(p.candidate.kernel.image, &p.module);
+    p.loaded = true;
   }
 
   TimingOptions timing_;
@@ -514,6 +593,7 @@ class GpuRunner : public Runner {
   bool check_outputs_;
   double rtol_, atol_;
   OutputCheckers checkers_;
+  InputFillers fillers_;
   std::optional<ReferenceKernel> reference_;
   bool reference_computed_ = false;  // its outputs are in host_, kept across context resets
   std::string kernel_file_;          // named where a constant's symbol is missing
@@ -523,6 +603,7 @@ class GpuRunner : public Runner {
   std::unique_ptr<DeviceState> state_;
   bool has_reference_ = false;
   std::string lost_;  // why the context is gone for good; empty while it works
+  Lookahead lookahead_;
 };
 
 }  // namespace
@@ -530,9 +611,11 @@ class GpuRunner : public Runner {
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
                                         const TimingOptions& timing, OutputCheckers checkers,
                                         std::shared_ptr<const StoppingRule> stopping,
+                                        InputFillers fillers,
                                         std::optional<ReferenceKernel> reference) {
   return std::make_unique<GpuRunner>(problem, device_ordinal, timing, std::move(checkers),
-                                     std::move(stopping), std::move(reference));
+                                     std::move(stopping), std::move(fillers),
+                                     std::move(reference));
 }
 
 }  // namespace gputune

@@ -68,11 +68,14 @@ InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t cou
   return data;
 }
 
-std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
+std::vector<HostBuffer> make_host_buffers(
+    const Problem& problem, const std::function<bool(const ArgumentSpec&)>& fills_on_device) {
   const std::vector<BufferShape> shapes = problem.buffers();
   std::vector<HostBuffer> buffers;
   size_t next = 0;
-  for (const ArgumentSpec& argument : problem.spec().arguments) {
+  const std::vector<ArgumentSpec>& arguments = problem.spec().arguments;
+  for (size_t a = 0; a < arguments.size(); ++a) {
+    const ArgumentSpec& argument = arguments[a];
     if (!argument.is_buffer) continue;
     if (next >= shapes.size()) throw Error(ErrorCode::kInternal, "fewer buffers than arguments");
     HostBuffer host;
@@ -81,7 +84,9 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
     host.scratch = argument.scratch;
     host.constant = argument.constant;
     if (host.constant) host.symbol = argument.constant_symbol();
-    if (!host.output && !host.scratch) {
+    host.argument = a;
+    host.device_fill = fills_on_device && fills_on_device(argument);
+    if (!host.output && !host.scratch && !host.device_fill) {
       host.input = host_fill(argument, host.shape.type, host.shape.count);
     }
     if (host.output && argument.reference) {
@@ -90,7 +95,7 @@ std::vector<HostBuffer> make_host_buffers(const Problem& problem) {
     }
     if (host.output) {
       host.region = resolve_check_region(argument, host.shape.count, problem.problem_values());
-      if (argument.initialised) {
+      if (argument.initialised && !host.device_fill) {
         host.initial = host_fill(argument, host.shape.type, host.shape.count);
       }
     }

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,12 +29,19 @@ struct HostBuffer {
   // it is poisoned instead).
   CheckRegion region;
   InputBytes initial;
+
+  // Filled on the GPU (run/device_fill.h) instead: `input` and `initial` stay empty.
+  bool device_fill = false;
+  size_t argument = 0;  // its index in the spec's arguments
 };
 
 // One per buffer argument of the problem, in order: inputs filled as the spec says, outputs
 // holding the spec's reference where it gives one, their check region and initial contents.
 // Throws Error(kSpec) for given bytes of the wrong size or a region that does not fit.
-std::vector<HostBuffer> make_host_buffers(const Problem& problem);
+// Arguments for which `fills_on_device` holds are left to the GPU (HostBuffer::device_fill).
+std::vector<HostBuffer> make_host_buffers(
+    const Problem& problem,
+    const std::function<bool(const ArgumentSpec&)>& fills_on_device = nullptr);
 
 // `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data), on
 // up to `threads` threads (0: every hardware thread). Random element i is

@@ -1,9 +1,11 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "compile/compiler.h"
+#include "compile/input_filler.h"
 #include "compile/output_checker.h"
 #include "compile/reference_kernel.h"
 #include "gputune/device.h"
@@ -32,17 +34,24 @@ class Runner {
   virtual std::vector<Measurement> run(const std::vector<Candidate>& batch) = 0;
   // Device-to-device copy bandwidth in GB/s, bytes read plus bytes written.
   virtual double measure_copy_bandwidth() = 0;
+  // Where the runner may ask, while the GPU works on a candidate, for the one likely to come
+  // next (null: none known yet), to load it meanwhile. Results never depend on it.
+  using Lookahead = std::function<const Candidate*()>;
+  virtual void set_lookahead(Lookahead next) { (void)next; }
 };
 
 // Throws Error(kNoGpu) when no driver or no device is present. `checkers`: one compiled for
 // the device (compile_output_checkers) per element type of the problem's outputs; the runner
 // compiles nothing. `stopping`: when to stop sampling; null: AdaptiveStopping(timing).
+// `fillers` (compile_input_fillers): the inputs of their types are filled on the GPU; the
+// others, and all without them, on the host.
 // `reference`: the spec's reference kernel compiled for the device (compile_reference_kernel);
 // set_reference() runs it first, and its outputs are what every variant is checked against,
 // so a baseline that disagrees is a wrong answer like any variant, not an error.
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
                                         const TimingOptions& timing, OutputCheckers checkers,
                                         std::shared_ptr<const StoppingRule> stopping = nullptr,
+                                        InputFillers fillers = {},
                                         std::optional<ReferenceKernel> reference = std::nullopt);
 
 }  // namespace gputune

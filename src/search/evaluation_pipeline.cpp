@@ -79,9 +79,10 @@ void EvaluationPipeline::propose_into_window(uint64_t index) {
   window_.push_back(std::move(slot));
 }
 
-// Compiled candidates go to the GPU in proposal order, as workers free up.
+// Compiled candidates go to the GPU in proposal order, as workers free up (or have room for
+// their next, which they load while measuring).
 void EvaluationPipeline::dispatch() {
-  for (size_t i = 0; i < window_.size() && parts_.gpu.idle() > 0; ++i) {
+  for (size_t i = 0; i < window_.size() && parts_.gpu.accepting() > 0; ++i) {
     Slot& slot = window_[i];
     if (slot.state != Slot::State::kCompiled) continue;
     run_seq_[parts_.gpu.submit(slot.candidate)] = first_seq_ + i;

@@ -218,6 +218,9 @@ std::string format_table(const Report& report, size_t top) {
         s.wall_s, s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0, s.check_s,
         s.time_s, s.overhead_s(), s.compile_s, static_cast<long long>(std::max<int64_t>(s.jobs, 1)),
         static_cast<long long>(s.cache_hits));
+    if (const double idle = s.gpu_idle_share(); !std::isnan(idle)) {
+      out += printf_string("; GPU idle %.0f%% of %.1f s measuring", 100 * idle, s.measuring_s);
+    }
     if (s.worker_restarts > 0) {
       out +=
           printf_string("; %lld GPU workers replaced", static_cast<long long>(s.worker_restarts));
@@ -313,6 +316,11 @@ std::string format_json(const Report& report, size_t top) {
         {"gpus", s.gpus},
         {"worker_restarts", s.worker_restarts},
         {"measured_per_s", s.wall_s > 0 ? static_cast<double>(s.evaluated) / s.wall_s : 0.0}};
+    if (const double idle = s.gpu_idle_share(); !std::isnan(idle)) {
+      j["search"]["measuring_s"] = s.measuring_s;
+      j["search"]["gpu_busy_s"] = s.gpu_busy_s;
+      j["search"]["gpu_idle_share"] = idle;
+    }
   }
   return j.dump(2);
 }

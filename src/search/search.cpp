@@ -162,7 +162,11 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                                       compiles.parallelism(), gpu.idle());
   EvaluationPipeline pipeline({problem, arch, compiles, gpu, *strategy, store, result.workload},
                               stored, budget, options.batch, depth, tracker, record);
+  // Only worker processes own a GPU here; a replay's or a test's runner has no idle share.
+  const auto measuring_start = SearchClock::now();
+  if (process_runner != nullptr) begin_measuring(record);
   result.evaluated = pipeline.run(stop);
+  if (process_runner != nullptr) record.measuring_s = seconds_since(measuring_start);
 
   record.interrupted = stop && *stop;
   if (process_runner != nullptr) record.worker_restarts = process_runner->stats().restarts;

@@ -116,9 +116,16 @@ ALTER TABLE searches ADD COLUMN worker_restarts INTEGER;
     {3, R"sql(
 ALTER TABLE measurements ADD COLUMN compiler_warnings TEXT;
 )sql"},
+    // How busy the GPU was: each variant's kernel time, and the search's idle share.
+    {4, R"sql(
+ALTER TABLE measurements ADD COLUMN gpu_busy_ms REAL;
+ALTER TABLE searches ADD COLUMN measuring_s REAL;
+ALTER TABLE searches ADD COLUMN gpu_busy_s REAL;
+ALTER TABLE searches ADD COLUMN gpu_idle_share REAL;
+)sql"},
 };
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -480,12 +487,14 @@ class SqliteStore : public Store {
     Statement s(db(), path_,
                 "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, wall_s, "
                 "compile_s, check_s, time_s, interrupted, cache_hits, jobs, gpus, "
-                "worker_restarts) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+                "worker_restarts, measuring_s, gpu_busy_s, gpu_idle_share) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+                "?17)");
     s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
     s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
     s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
-    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).run();
+    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).bind(15, r.measuring_s);
+    s.bind(16, r.gpu_busy_s).bind(17, r.gpu_idle_share()).run();
     tx.commit();
   }
 

@@ -89,6 +89,7 @@ class ScriptedRunner : public Runner {
     return out;
   }
   double measure_copy_bandwidth() override { return 3000; }
+  void set_lookahead(Lookahead next) override { lookahead_ = std::move(next); }
 
  private:
   static Measurement base(const Candidate& c) {
@@ -99,10 +100,13 @@ class ScriptedRunner : public Runner {
     m.compile_ms = c.kernel.compile_ms;
     return m;
   }
-  Measurement healthy(const Candidate& c) const {
+  Measurement healthy(const Candidate& c) {
     const double start = now_ms();
     if (script_.sleep_ms > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(script_.sleep_ms));
+    }
+    if (lookahead_) {
+      if (const Candidate* next = lookahead_()) prefetched_.insert(next->variant.index);
     }
     Measurement m = base(c);
     const double t = 1 + static_cast<double>(c.variant.index) / 10;
@@ -111,6 +115,7 @@ class ScriptedRunner : public Runner {
     m.time_ms = 2;
     m.message =
         std::to_string(getpid()) + " " + std::to_string(start) + " " + std::to_string(now_ms());
+    if (prefetched_.count(c.variant.index)) m.message += " prefetched";
     return m;
   }
 
@@ -118,6 +123,8 @@ class ScriptedRunner : public Runner {
   DeviceInfo device_;
   bool has_reference_ = false;
   bool lost_ = false;
+  Lookahead lookahead_;
+  std::set<uint64_t> prefetched_;  // what the lookahead offered
 };
 
 // Compiles anything into an image naming its input, slowly enough to show parallelism; options

@@ -114,6 +114,39 @@ TEST(ProcessRunner, StickyErrorIsTheVariantsAndTheWorkerIsReplaced) {
   EXPECT_EQ(runner.stats().crashes, 0);
 }
 
+TEST(ProcessRunner, TheNextCandidateIsSentAheadForTheRunnerToLoad) {
+  Script script;
+  script.sleep_ms = 50;  // the next candidate reaches the worker while this one runs
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  EXPECT_EQ(runner.idle(), 1u);
+  EXPECT_EQ(runner.accepting(), 2u) << "the one to run and the next";
+  auto results = runner.run({candidate(1), candidate(2), candidate(3), candidate(4)});
+  ASSERT_EQ(results.size(), 4u);
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].status, Status::kOk);
+    EXPECT_EQ(results[i].config_index, i + 1);
+    if (i > 0) {
+      EXPECT_NE(results[i].message.find("prefetched"), std::string::npos)
+          << "candidate " << i + 1 << " was not offered ahead: " << results[i].message;
+    }
+  }
+}
+
+TEST(ProcessRunner, ACandidateSentAheadOfAStickyErrorRunsOnTheNextWorker) {
+  Script script;
+  script.sticky = {1};
+  script.sleep_ms = 20;
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  auto results = runner.run({candidate(1), candidate(2), candidate(3)});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, Status::kRuntimeError);
+  EXPECT_EQ(results[1].status, Status::kOk) << results[1].message;
+  EXPECT_EQ(results[2].status, Status::kOk) << results[2].message;
+  EXPECT_EQ(runner.stats().crashes, 0) << "candidate 2 was never started by the lost worker";
+}
+
 TEST(ProcessRunner, WorkerThatDiesTwiceOnAVariantMakesItARuntimeError) {
   Script script;
   script.abort = {2};

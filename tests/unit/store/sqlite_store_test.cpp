@@ -425,7 +425,7 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "3");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
 }
 
 TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
@@ -440,6 +440,10 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   {
     RawDb raw(path);  // as schema 2 left it
     raw.exec("ALTER TABLE measurements DROP COLUMN compiler_warnings");
+    raw.exec("ALTER TABLE measurements DROP COLUMN gpu_busy_ms");
+    raw.exec("ALTER TABLE searches DROP COLUMN measuring_s");
+    raw.exec("ALTER TABLE searches DROP COLUMN gpu_busy_s");
+    raw.exec("ALTER TABLE searches DROP COLUMN gpu_idle_share");
     raw.exec("PRAGMA user_version = 2");
   }
   auto store = open_sqlite_store(path);
@@ -450,7 +454,43 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].compiler_warnings, "");
   EXPECT_EQ(got[1].compiler_warnings, warned.compiler_warnings);
-  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "3");
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "4");
+}
+
+TEST(SqliteStore, ASchema3DatabaseGainsGpuBusyTimesAndTheIdleShare) {
+  TempDir dir;
+  std::string path = dir.file("old.db");
+  int64_t w = 0;
+  {
+    auto store = open_sqlite_store(path);
+    w = store->workload(transpose_key());
+    store->commit(w, {ok(1, {1.0})});
+  }
+  {
+    RawDb raw(path);  // as schema 3 left it
+    raw.exec("ALTER TABLE measurements DROP COLUMN gpu_busy_ms");
+    raw.exec("ALTER TABLE searches DROP COLUMN measuring_s");
+    raw.exec("ALTER TABLE searches DROP COLUMN gpu_busy_s");
+    raw.exec("ALTER TABLE searches DROP COLUMN gpu_idle_share");
+    raw.exec("PRAGMA user_version = 3");
+  }
+  auto store = open_sqlite_store(path);
+  Measurement busy = ok(2, {2.0});
+  busy.gpu_busy_ms = 25;
+  store->commit(w, {busy});
+  SearchRecord record;
+  record.strategy = "brute_force";
+  record.gpus = 1;
+  record.measuring_s = 2;
+  record.gpu_busy_s = 1.5;
+  store->record_search(w, record);
+  const std::vector<Measurement> got = store->measured(w);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_DOUBLE_EQ(got[0].gpu_busy_ms, 0);
+  EXPECT_DOUBLE_EQ(got[1].gpu_busy_ms, 25);
+  RawDb raw(path);
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
+  EXPECT_EQ(raw.text("SELECT gpu_idle_share FROM searches"), "0.25");
 }
 
 TEST(SqliteStore, TwoStoresOnOneFileShareIt) {
@@ -541,7 +581,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
   open_sqlite_store(path);
   RawDb(path).exec("PRAGMA user_version = 7");
   expect_db_error([&] { open_sqlite_store(path); },
-                  "was written by a newer gputune (schema 7, this build knows 3)");
+                  "was written by a newer gputune (schema 7, this build knows 4)");
   expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
 }
 
