@@ -18,17 +18,17 @@ struct AnalyzeRequest {
   std::string config;             // "TILE=32,PAD=1": the rest from the baseline
   bool best = false;              // the workload's best stored variant
   int device = 0;
-  double timeout_s = 120;   // the watchdog of the profiled launch
-  std::string ncu;          // ncu's path; empty: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin
-  std::string self;         // this program, which ncu runs as `self profile-launch ...`
+  double timeout_s = 120;  // the watchdog of the profiled launch
+  std::string ncu;         // ncu's path; empty: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin
+  std::string self;        // this program, which ncu runs as `self profile-launch ...`
 };
 
 struct AnalysisOutcome {
   bool profiled = false;  // false: `message` says why (no ncu, no permission, a timeout)
   std::string message;
-  std::string config;   // {"TILE":32,"PAD":1}
-  std::string report;   // the four steps with their numbers, the verdict and the knobs
-  std::string step;     // "global memory", "shared memory", ...
+  std::string config;  // {"TILE":32,"PAD":1}
+  std::string report;  // the four steps with their numbers, the verdict and the knobs
+  std::string step;    // "global memory", "shared memory", ...
   std::string verdict;
   std::vector<std::pair<std::string, std::vector<std::string>>> knobs;  // remedy -> knobs
   std::map<std::string, double> counters;  // metric -> value in base units

@@ -37,12 +37,24 @@ const std::pair<const char*, const char*> kOccupancyLimits[] = {
 
 // Stall reasons every architecture since Volta reports (gmma, Hopper's only, is left out so
 // that the metric list works elsewhere).
-const char* const kStallReasons[] = {
-    "barrier",         "branch_resolving", "dispatch_stall",     "drain",
-    "imc_miss",        "lg_throttle",      "long_scoreboard",    "math_pipe_throttle",
-    "membar",          "mio_throttle",     "misc",               "no_instruction",
-    "not_selected",    "selected",         "short_scoreboard",   "sleeping",
-    "tex_throttle",    "wait"};
+const char* const kStallReasons[] = {"barrier",
+                                     "branch_resolving",
+                                     "dispatch_stall",
+                                     "drain",
+                                     "imc_miss",
+                                     "lg_throttle",
+                                     "long_scoreboard",
+                                     "math_pipe_throttle",
+                                     "membar",
+                                     "mio_throttle",
+                                     "misc",
+                                     "no_instruction",
+                                     "not_selected",
+                                     "selected",
+                                     "short_scoreboard",
+                                     "sleeping",
+                                     "tex_throttle",
+                                     "wait"};
 // Waiting on the result of an earlier instruction.
 const char* const kDependencyStalls[] = {"long_scoreboard", "short_scoreboard", "wait"};
 
@@ -83,10 +95,9 @@ class Reader {
 const std::vector<std::string>& bottleneck_metrics() {
   static const std::vector<std::string> metrics = [] {
     std::vector<std::string> out = {
-        kAchieved, kTheoretical, kMaxWarps,    kCcMajor,     kCcMinor,     kGlobalLoads,
-        kGlobalStores, kInstructions, kDram,   kMemory,      kL1,          kL2,
-        kConflicts,    kSharedLoads,  kSharedStores, kEligible, kIssue,    kUniform,
-        kDivergent,    kDuration};
+        kAchieved,     kTheoretical, kMaxWarps, kCcMajor, kCcMinor,   kGlobalLoads, kGlobalStores,
+        kInstructions, kDram,        kMemory,   kL1,      kL2,        kConflicts,   kSharedLoads,
+        kSharedStores, kEligible,    kIssue,    kUniform, kDivergent, kDuration};
     for (const auto& [metric, name] : kOccupancyLimits) out.push_back(metric);
     for (const char* reason : kStallReasons) out.push_back(stall_metric(reason));
     for (const char* pipe : kPipes) out.push_back(pipe_metric(pipe));
@@ -229,10 +240,10 @@ BottleneckAnalysis classify_bottleneck(const CounterValues& counters, int cc_maj
   } else {
     a.step = BottleneckStep::kLatency;
     const std::string top = a.stall_shares.empty() ? "" : a.stall_shares[0].first;
-    a.verdict = "no step of the method fires (latency bound): largest stall " + top +
-                format(" (%.0f%%), issue slots %.1f%% busy",
-                       a.stall_shares.empty() ? 0 : a.stall_shares[0].second * 100,
-                       a.issue_active_pct);
+    a.verdict =
+        "no step of the method fires (latency bound): largest stall " + top +
+        format(" (%.0f%%), issue slots %.1f%% busy",
+               a.stall_shares.empty() ? 0 : a.stall_shares[0].second * 100, a.issue_active_pct);
     a.remedies = {Remedy::kThreadParallelism, Remedy::kInstructionParallelism};
   }
   std::sort(a.missing.begin(), a.missing.end());

@@ -19,23 +19,28 @@ const std::vector<std::string>& bottleneck_metrics();
 double memory_latency_cycles(int cc_major, int cc_minor);
 
 // The four steps of the bottleneck method, in order; kLatency when none of them fires.
-enum class BottleneckStep { kGlobalMemory, kSharedMemory, kExecutionDependency, kInstructions,
-                            kLatency };
+enum class BottleneckStep {
+  kGlobalMemory,
+  kSharedMemory,
+  kExecutionDependency,
+  kInstructions,
+  kLatency
+};
 std::string step_name(BottleneckStep step);
 
 // Thresholds of the verdict (docs/bottleneck.md explains each).
 struct BottleneckThresholds {
-  double dram_bound_pct = 80;           // DRAM throughput that counts as memory bound
-  double conflicts_per_request = 1.0;   // shared-memory bank conflicts per request
-  double eligible_warps = 1.0;          // eligible warps per scheduler per cycle, below: few
-  double dependency_share = 0.5;        // share of stalls waiting on a result
-  double issue_bound_pct = 70;          // issue slots (or one pipe) busy: close to the limit
+  double dram_bound_pct = 80;          // DRAM throughput that counts as memory bound
+  double conflicts_per_request = 1.0;  // shared-memory bank conflicts per request
+  double eligible_warps = 1.0;         // eligible warps per scheduler per cycle, below: few
+  double dependency_share = 0.5;       // share of stalls waiting on a result
+  double issue_bound_pct = 70;         // issue slots (or one pipe) busy: close to the limit
 };
 
 struct BottleneckAnalysis {
   // Step 1: global memory. Occupancies are fractions of the SM's warps.
   double achieved_occupancy = 0, theoretical_occupancy = 0, required_occupancy = 0;
-  std::string occupancy_limiter;  // "registers", "shared memory", "warps", "blocks", "barriers"
+  std::string occupancy_limiter;      // "registers", "shared memory", "warps", "blocks", "barriers"
   double memory_per_instruction = 0;  // Nm / Ni: global memory instructions per instruction
   double latency_cycles = 0;          // T
   double warps_per_sm = 0;            // W
@@ -54,8 +59,8 @@ struct BottleneckAnalysis {
   double duration_ns = 0;
 
   BottleneckStep step = BottleneckStep::kLatency;
-  std::string verdict;           // one sentence, with the numbers that decided it
-  std::vector<Remedy> remedies;  // what addresses it, most direct first
+  std::string verdict;               // one sentence, with the numbers that decided it
+  std::vector<Remedy> remedies;      // what addresses it, most direct first
   std::vector<std::string> missing;  // metrics the counters lacked (their steps read 0)
 };
 

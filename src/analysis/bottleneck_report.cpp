@@ -11,8 +11,8 @@ namespace {
 
 std::string pct(double fraction_or_pct, bool is_fraction = true) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f%%", is_fraction ? fraction_or_pct * 100
-                                                             : fraction_or_pct);
+  std::snprintf(buffer, sizeof buffer, "%.1f%%",
+                is_fraction ? fraction_or_pct * 100 : fraction_or_pct);
   return buffer;
 }
 
@@ -30,8 +30,8 @@ std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& sp
   std::ostringstream out;
   out << "1. Global memory" << mark(a.step == BottleneckStep::kGlobalMemory) << "\n"
       << "   occupancy: achieved " << pct(a.achieved_occupancy) << ", theoretical "
-      << pct(a.theoretical_occupancy) << " (limited by " << a.occupancy_limiter
-      << "), required " << pct(a.required_occupancy) << "\n"
+      << pct(a.theoretical_occupancy) << " (limited by " << a.occupancy_limiter << "), required "
+      << pct(a.required_occupancy) << "\n"
       << "   required = (Nm/Ni) * T / W = " << number(a.memory_per_instruction) << " * "
       << number(a.latency_cycles, "%.0f") << " / " << number(a.warps_per_sm, "%.0f") << "\n"
       << "   throughput of peak: DRAM " << pct(a.dram_pct, false) << ", memory system "
@@ -40,8 +40,7 @@ std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& sp
       << "2. Shared memory" << mark(a.step == BottleneckStep::kSharedMemory) << "\n"
       << "   bank conflicts per request: " << number(a.conflicts_per_request, "%.2f") << " ("
       << number(a.shared_requests, "%.4g") << " requests)\n"
-      << "3. Execution dependency" << mark(a.step == BottleneckStep::kExecutionDependency)
-      << "\n"
+      << "3. Execution dependency" << mark(a.step == BottleneckStep::kExecutionDependency) << "\n"
       << "   eligible warps per cycle: " << number(a.eligible_warps, "%.2f")
       << ", dependency stalls: " << pct(a.dependency_share) << "\n"
       << "   top stalls:";

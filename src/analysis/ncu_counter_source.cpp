@@ -146,8 +146,7 @@ class NcuCounterSource : public CounterSource {
     argv.insert(argv.end(), target.command.begin(), target.command.end());
     const auto start = std::chrono::steady_clock::now();
     const ChildOutput child = run_with_watchdog(argv, target.timeout_s);
-    result.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (child.timed_out) {
       result.message = "ncu did not finish within " + std::to_string(int(target.timeout_s)) +
                        " s and was killed with the launch it profiled";

@@ -126,8 +126,9 @@ std::vector<KernelCounters> parse_ncu_raw_csv(const std::string& output, const s
     if (line.rfind("\"ID\",", 0) == 0 && split_csv_line(line, &header)) break;
   }
   if (header.empty()) {
-    throw Error(ErrorCode::kIo, what + ": no CSV header (a line starting with \"ID\",); expected "
-                                       "the output of ncu --csv --page raw");
+    throw Error(ErrorCode::kIo, what +
+                                    ": no CSV header (a line starting with \"ID\",); expected "
+                                    "the output of ncu --csv --page raw");
   }
   if (!std::getline(in, line) || !split_csv_line(line, &units) || units.size() != header.size()) {
     throw Error(ErrorCode::kIo, what + ":" + std::to_string(line_number + 1) +

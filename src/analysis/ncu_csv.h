@@ -8,8 +8,8 @@ namespace gputune {
 // One profiled kernel launch: metric name -> value in base units (byte, ns, hz, byte/s, ...).
 // Cells that are empty or `n/a` are left out, so a missing metric reads as unknown, not 0.
 struct KernelCounters {
-  std::string kernel;                      // the "Kernel Name" column
-  std::map<std::string, double> values;    // numeric cells, in base units
+  std::string kernel;                        // the "Kernel Name" column
+  std::map<std::string, double> values;      // numeric cells, in base units
   std::map<std::string, std::string> units;  // base unit of each value ("" for plain numbers)
   std::map<std::string, std::string> text;   // cells that are not numbers ("PolicySpread")
 };

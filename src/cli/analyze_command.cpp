@@ -31,9 +31,9 @@ int run(const std::vector<std::string>& args) {
   add_spec_options(options);
   options.add_options()("config", po::value<std::string>(),
                         "the variant: NAME=VALUE,... (the rest from the baseline)")(
-      "best", "the workload's best stored variant")("baseline",
-                                                    "the spec's baseline (the default)")(
-      "device", po::value<int>()->default_value(0), "the GPU's ordinal")(
+      "best", "the workload's best stored variant")(
+      "baseline", "the spec's baseline (the default)")("device", po::value<int>()->default_value(0),
+                                                       "the GPU's ordinal")(
       "timeout", po::value<double>()->default_value(120),
       "seconds the profiled launch may take, ncu's replays included")(
       "ncu", po::value<std::string>()->default_value(""),
@@ -76,7 +76,8 @@ int run(const std::vector<std::string>& args) {
   } else if (outcome.profiled) {
     std::cout << outcome.report;
     if (!outcome.stored) {
-      std::cout << "(not stored: " << request.db.value_or("") << " has no search of this workload)\n";
+      std::cout << "(not stored: " << request.db.value_or("")
+                << " has no search of this workload)\n";
     }
   }
   if (!outcome.profiled) {
@@ -86,9 +87,9 @@ int run(const std::vector<std::string>& args) {
   return 0;
 }
 
-const CommandRegistrar kRegistrar{
-    {"analyze", "analyze SPEC", "why a variant is slow: hardware counters and the bottleneck",
-     35, run}};
+const CommandRegistrar kRegistrar{{"analyze", "analyze SPEC",
+                                   "why a variant is slow: hardware counters and the bottleneck",
+                                   35, run}};
 
 }  // namespace
 }  // namespace gputune::cli

@@ -31,8 +31,7 @@ int run(const std::vector<std::string>& args) {
   return 0;
 }
 
-const CommandRegistrar kRegistrar{
-    {"profile-launch", "profile-launch SPEC", "", 1000, run}};
+const CommandRegistrar kRegistrar{{"profile-launch", "profile-launch SPEC", "", 1000, run}};
 
 }  // namespace
 }  // namespace gputune::cli

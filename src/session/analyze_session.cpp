@@ -33,8 +33,9 @@ uint64_t config_index_of(const Problem& problem, const std::string& assignments)
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string::npos) {
-      throw Error(ErrorCode::kUsage, "--config '" + item +
-                                         "' is not NAME=VALUE; expected e.g. --config TILE=32,PAD=1");
+      throw Error(
+          ErrorCode::kUsage,
+          "--config '" + item + "' is not NAME=VALUE; expected e.g. --config TILE=32,PAD=1");
     }
     const std::string name = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
     const int dim = space.dimension_index(name);
@@ -51,9 +52,9 @@ uint64_t config_index_of(const Problem& problem, const std::string& assignments)
       if (values[i].text() == value) found = i;
     }
     if (found == values.size()) {
-      throw Error(ErrorCode::kUsage, "--config " + name + "=" + value +
-                                         " is not among its values; expected one of: " +
-                                         join(texts));
+      throw Error(ErrorCode::kUsage,
+                  "--config " + name + "=" + value +
+                      " is not among its values; expected one of: " + join(texts));
     }
     digits[dim] = found;
   }
@@ -82,15 +83,14 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   Problem problem(load_spec(spec_path, request.overrides));
   const std::string db = request.db.value_or("gputune.db");
   std::unique_ptr<Store> store = open_sqlite_store(db);
-  const auto workloads =
-      store->workloads(problem.spec().spec_hash(), problem.problem_json());
+  const auto workloads = store->workloads(problem.spec().spec_hash(), problem.problem_json());
   const WorkloadSummary* workload = workloads.empty() ? nullptr : &workloads.front();
 
   uint64_t index = problem.baseline_index();
   if (request.best) {
     if (workload == nullptr || !workload->best) {
-      throw Error(ErrorCode::kUsage, "--best: " + db + " has no measured variant of " +
-                                         spec_path + " at these problem values; run gputune "
+      throw Error(ErrorCode::kUsage, "--best: " + db + " has no measured variant of " + spec_path +
+                                         " at these problem values; run gputune "
                                          "search first, or give --config or --baseline");
     }
     index = workload->best->config_index;
@@ -103,8 +103,13 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   const Variant variant = problem.variant(index);
   auto source = make_ncu_counter_source(request.ncu);
   ProfileTarget target;
-  target.command = {request.self, "profile-launch", spec_path, "--config-json", outcome.config,
-                    "--device", std::to_string(request.device)};
+  target.command = {request.self,
+                    "profile-launch",
+                    spec_path,
+                    "--config-json",
+                    outcome.config,
+                    "--device",
+                    std::to_string(request.device)};
   if (!request.overrides.empty()) {
     target.command.push_back("--set");
     target.command.push_back(quote_overrides(request.overrides));
@@ -157,7 +162,7 @@ void profile_launch(const ProfileLaunchRequest& request) {
                                        " is no config of " + request.spec);
   }
   // In this process, not a forked child: under ncu a forked child sees no GPU.
-  const std::string arch = query_device(request.device).arch();
+  const std::string arch = cuda::query_device(request.device).arch();
   std::unique_ptr<Compiler> compiler = make_nvrtc_compiler();
   TimingOptions timing;
   timing.warmup_ms = 0;

@@ -697,8 +697,7 @@ Spec Loader::load() {
   require_map(root, "the spec");
   const std::vector<std::string> keys = {
       "description", "kernel",      "problem",  "arguments", "launch",  "launches", "parameters",
-      "transforms",  "constraints", "baseline", "check",     "metrics", "search",
-      "remedies"};
+      "transforms",  "constraints", "baseline", "check",     "metrics", "search",   "remedies"};
   check_keys(root, keys, "the spec");
   for (const char* required : {"kernel", "arguments"}) {
     if (!root[required]) {

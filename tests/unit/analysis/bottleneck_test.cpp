@@ -104,9 +104,10 @@ TEST(Bottleneck, ReportShowsTheStepsAndTheSpacesKnobs) {
   spec.parameters.push_back({"PAD", {Value(int64_t{0}), Value(int64_t{1})}, {}, false});
   spec.remedies = {{"padding", {"PAD"}}};
   const std::string report = format_bottleneck_report(analyse("transpose_pad0"), spec);
-  for (const char* part : {"1. Global memory", "2. Shared memory  <- bottleneck",
-                           "3. Execution dependency", "4. Instructions", "bank conflicts",
-                           "Verdict (shared memory)", "padding shared arrays (one extra column): PAD"}) {
+  for (const char* part :
+       {"1. Global memory", "2. Shared memory  <- bottleneck", "3. Execution dependency",
+        "4. Instructions", "bank conflicts", "Verdict (shared memory)",
+        "padding shared arrays (one extra column): PAD"}) {
     EXPECT_NE(report.find(part), std::string::npos) << part << "\n" << report;
   }
 }

@@ -27,7 +27,7 @@ KernelCounters only_kernel(const std::string& name) {
 TEST(NcuCsv, ReadsThousandsSeparatorsAndPrefixedUnits) {
   const KernelCounters copy = only_kernel("copy.raw.csv");
   EXPECT_EQ(copy.kernel, "copy");
-  EXPECT_DOUBLE_EQ(copy.values.at("launch__grid_size"), 262144);  // "262,144"
+  EXPECT_DOUBLE_EQ(copy.values.at("launch__grid_size"), 262144);       // "262,144"
   EXPECT_DOUBLE_EQ(copy.values.at("gpu__time_duration.sum"), 704288);  // 704.288 us, in ns
   EXPECT_EQ(copy.units.at("gpu__time_duration.sum"), "ns");
   EXPECT_NEAR(copy.values.at("dram__bytes.sum.per_second"), 3.021066e12, 1e6);  // Tbyte/s
@@ -60,10 +60,9 @@ TEST(NcuCsv, SkipsProfilerAndProgramLinesAroundTheTable) {
       parse_ncu_raw_csv(fixture("transpose_metrics_stdout.csv"), "transpose_metrics_stdout.csv");
   ASSERT_EQ(kernels.size(), 1u);
   EXPECT_EQ(kernels[0].kernel.rfind("transpose", 0), 0u);
-  EXPECT_NEAR(kernels[0].values.at("dram__throughput.avg.pct_of_peak_sustained_elapsed"), 50.6,
-              1);
-  EXPECT_DOUBLE_EQ(
-      kernels[0].values.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), 65929397);
+  EXPECT_NEAR(kernels[0].values.at("dram__throughput.avg.pct_of_peak_sustained_elapsed"), 50.6, 1);
+  EXPECT_DOUBLE_EQ(kernels[0].values.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+                   65929397);
 }
 
 TEST(NcuCsv, NotAvailableCellsAreLeftOut) {

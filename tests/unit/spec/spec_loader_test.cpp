@@ -365,7 +365,8 @@ TEST(LoadSpec, MissingFileIsAnIoError) {
 }
 
 TEST_F(SpecLoaderTest, RemediesMapParametersAndTransforms) {
-  std::string spec_text = base() + "remedies:\n  padding: PAD\n  thread_parallelism: [TILE, MERGE]\n";
+  std::string spec_text =
+      base() + "remedies:\n  padding: PAD\n  thread_parallelism: [TILE, MERGE]\n";
   const Spec spec = parse(spec_text);
   ASSERT_EQ(spec.remedies.size(), 2u);
   EXPECT_EQ(spec.remedies[0].first, "padding");
