@@ -21,6 +21,9 @@ struct CounterResult {
   bool ok = false;
   // Why there are no counters, for the user: ncu missing, no permission, a timeout, a crash.
   std::string message;
+  // No launch can be profiled (the profiler is missing or has no permission), as opposed to
+  // this one failing (a timeout, a crash).
+  bool unavailable = false;
   KernelCounters counters;
   double wall_s = 0;
   std::string source;  // "ncu 2025.3.1" (what produced the counters)

@@ -128,7 +128,10 @@ class NcuCounterSource : public CounterSource {
     CounterResult result;
     result.source = "ncu";
     result.message = unavailable_reason();
-    if (!result.message.empty()) return result;
+    if (!result.message.empty()) {
+      result.unavailable = true;
+      return result;
+    }
     std::vector<std::string> argv = {ncu_,
                                      "--csv",
                                      "--page",
@@ -156,6 +159,7 @@ class NcuCounterSource : public CounterSource {
       result.message =
           "ncu has no permission to read the GPU's performance counters (ERR_NVGPUCTRPERM); "
           "run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0";
+      result.unavailable = true;
       return result;
     }
     try {

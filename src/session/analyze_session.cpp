@@ -13,6 +13,7 @@
 #include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/search.h"
+#include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -67,11 +68,6 @@ uint64_t config_index_of(const Problem& problem, const std::string& assignments)
   return index;
 }
 
-std::string quote_overrides(const ProblemOverrides& overrides) {
-  std::string out;
-  for (const auto& [name, value] : overrides) out += (out.empty() ? "" : ",") + name + "=" + value;
-  return out;
-}
 
 }  // namespace
 
@@ -100,26 +96,10 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
 
   AnalysisOutcome outcome;
   outcome.config = problem.space().json(index);
-  const Variant variant = problem.variant(index);
   auto source = make_ncu_counter_source(request.ncu);
-  ProfileTarget target;
-  target.command = {request.self,
-                    "profile-launch",
-                    spec_path,
-                    "--config-json",
-                    outcome.config,
-                    "--device",
-                    std::to_string(request.device)};
-  if (!request.overrides.empty()) {
-    target.command.push_back("--set");
-    target.command.push_back(quote_overrides(request.overrides));
-  }
-  // The entry of the variant's first launch: what -k picks among the launches of the program.
-  const std::string entry = variant.kernel_name_expressions.at(variant.launches.at(0).kernel);
-  target.kernel = entry.substr(0, entry.find('<'));
-  target.metrics = bottleneck_metrics();
-  target.timeout_s = request.timeout_s;
-  const CounterResult result = source->profile(target);
+  const CounterResult result = profile_variant(
+      *source, problem, spec_path, request.overrides, index,
+      {request.ncu, request.self, request.device, request.timeout_s});
   outcome.profile_s = result.wall_s;
   if (!result.ok) {
     outcome.message = "no counters for " + problem.space().describe(index) + ": " + result.message;

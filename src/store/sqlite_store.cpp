@@ -541,6 +541,20 @@ class SqliteStore : public Store {
     return out;
   }
 
+  std::map<uint64_t, StoredCounters> all_counters(int64_t workload) const override {
+    Statement s(db(), path_,
+                "SELECT DISTINCT v.config_index FROM profiles p JOIN variants v "
+                "ON v.id = p.variant_id WHERE v.workload_id = ?1 ORDER BY v.config_index");
+    s.bind(1, workload);
+    std::vector<uint64_t> indices;
+    while (s.step()) indices.push_back(static_cast<uint64_t>(s.int64(0)));
+    std::map<uint64_t, StoredCounters> out;
+    for (uint64_t index : indices) {
+      if (auto counters = this->counters(workload, index)) out[index] = std::move(*counters);
+    }
+    return out;
+  }
+
   void record_search(int64_t workload, const SearchRecord& r) override {
     require_writable("record a search");
     Transaction tx(db(), path_);
