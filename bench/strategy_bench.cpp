@@ -115,7 +115,8 @@ Run replay(Strategy& strategy, const StrategyContext& context, const Recording& 
         if (count == kCheckpoints[c]) run.at[c] = fraction;
       }
     }
-    for (const Measurement& m : results) run.measure_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
+    for (const Measurement& m : results)
+      run.measure_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
     strategy.observe(results);
     // As the search does once the GPU is idle: the bottleneck strategy profiles here.
     if (strategy.wants_idle_gpu()) strategy.use_idle_gpu();

@@ -231,16 +231,16 @@ void read_counters(std::istream& in, const std::string& path, int* line,
                    std::map<uint64_t, StoredCounters>* counters) {
   std::vector<std::string> fields;
   const int header_line = *line;
-  if (!read_record(in, path, line, &fields) || fields.size() != 5 ||
-      fields[0] != "config_index" || fields[3] != "metric") {
-    bad(path, header_line,
-        std::string("expected the counters header '") + kCountersHeader + "'");
+  if (!read_record(in, path, line, &fields) || fields.size() != 5 || fields[0] != "config_index" ||
+      fields[3] != "metric") {
+    bad(path, header_line, std::string("expected the counters header '") + kCountersHeader + "'");
   }
   for (int at = *line; read_record(in, path, line, &fields); at = *line) {
     if (fields.size() == 1 && fields[0].empty()) continue;
     if (fields.size() != 5) {
-      bad(path, at, "expected 5 counter fields (" + std::string(kCountersHeader) + "), got " +
-                        std::to_string(fields.size()));
+      bad(path, at,
+          "expected 5 counter fields (" + std::string(kCountersHeader) + "), got " +
+              std::to_string(fields.size()));
     }
     StoredCounters& c = (*counters)[static_cast<uint64_t>(to_int(fields[0], path, at))];
     c.source = fields[1];

@@ -35,8 +35,8 @@ struct RecordingInfo {
 // one without counters.
 struct Recording {
   RecordingInfo info;
-  std::vector<Measurement> measurements;         // latest attempt per config, by config index
-  std::map<uint64_t, StoredCounters> counters;   // latest profile per config, by config index
+  std::vector<Measurement> measurements;        // latest attempt per config, by config index
+  std::map<uint64_t, StoredCounters> counters;  // latest profile per config, by config index
 };
 
 // The workload's measurements and key. `repo_root` (where the shipped specs' folder lies;

@@ -68,7 +68,6 @@ uint64_t config_index_of(const Problem& problem, const std::string& assignments)
   return index;
 }
 
-
 }  // namespace
 
 AnalysisOutcome analyze(const AnalyzeRequest& request) {
@@ -97,9 +96,9 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   AnalysisOutcome outcome;
   outcome.config = problem.space().json(index);
   auto source = make_ncu_counter_source(request.ncu);
-  const CounterResult result = profile_variant(
-      *source, problem, spec_path, request.overrides, index,
-      {request.ncu, request.self, request.device, request.timeout_s});
+  const CounterResult result =
+      profile_variant(*source, problem, spec_path, request.overrides, index,
+                      {request.ncu, request.self, request.device, request.timeout_s});
   outcome.profile_s = result.wall_s;
   if (!result.ok) {
     outcome.message = "no counters for " + problem.space().describe(index) + ": " + result.message;

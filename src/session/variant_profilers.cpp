@@ -80,10 +80,11 @@ class NcuProfiler : public CountingProfiler {
         start_(Clock::now()) {
     unavailable_ = source_->unavailable_reason();
     std::error_code error;
-    if (unavailable_.empty() && (spec_path_.empty() || !std::filesystem::is_regular_file(
-                                                           spec_path_, error))) {
-      unavailable_ = "the spec has no file that gputune profile-launch could load under ncu; "
-                     "write it to a YAML file and search that";
+    if (unavailable_.empty() &&
+        (spec_path_.empty() || !std::filesystem::is_regular_file(spec_path_, error))) {
+      unavailable_ =
+          "the spec has no file that gputune profile-launch could load under ncu; "
+          "write it to a YAML file and search that";
     }
   }
 
@@ -103,8 +104,8 @@ class NcuProfiler : public CountingProfiler {
       profile.unavailable = true;
       return count(profile);
     }
-    const CounterResult result = profile_variant(*source_, problem_, spec_path_, overrides_,
-                                                 measured.config_index, launch_);
+    const CounterResult result =
+        profile_variant(*source_, problem_, spec_path_, overrides_, measured.config_index, launch_);
     if (!result.ok) {
       profile.message = result.message;
       profile.unavailable = result.unavailable;
@@ -126,7 +127,8 @@ class NcuProfiler : public CountingProfiler {
   std::string what() const override { return "ncu"; }
 
   int64_t workload() {
-    if (workload_ == 0) workload_ = store_.workload(workload_key(problem_, device_, nvrtc_version()));
+    if (workload_ == 0)
+      workload_ = store_.workload(workload_key(problem_, device_, nvrtc_version()));
     return workload_;
   }
 

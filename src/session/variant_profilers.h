@@ -31,7 +31,7 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
 
 // Answers from recorded counters (a recording's or a database's), charging what they cost when
 // they were taken; a variant without counters has none, at no cost.
-std::unique_ptr<SearchProfiler> make_recorded_profiler(
-    const Spec& spec, std::map<uint64_t, StoredCounters> counters);
+std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,
+                                                       std::map<uint64_t, StoredCounters> counters);
 
 }  // namespace gputune

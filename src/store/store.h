@@ -97,9 +97,7 @@ class Store {
     return std::nullopt;
   }
   // The latest counters of every profiled variant of the workload, by config index.
-  virtual std::map<uint64_t, StoredCounters> all_counters(int64_t /*workload*/) const {
-    return {};
-  }
+  virtual std::map<uint64_t, StoredCounters> all_counters(int64_t /*workload*/) const { return {}; }
 
   virtual std::optional<double> copy_bandwidth(const DeviceInfo& device) const = 0;  // GB/s
   virtual void set_copy_bandwidth(const DeviceInfo& device, double gbs) = 0;

@@ -42,8 +42,7 @@ struct BottleneckStrategy::Impl {
   double elapsed() const { return profiler->elapsed_s().value_or(simulated_s); }
 
   bool within_budget(uint64_t index) const {
-    return stats.profile_s + profiler->expected_cost_s(index) <=
-           options.profile_share * elapsed();
+    return stats.profile_s + profiler->expected_cost_s(index) <= options.profile_share * elapsed();
   }
 
   // A profile explains one variant; only a variant faster than the one that steers now can
@@ -79,14 +78,14 @@ struct BottleneckStrategy::Impl {
     const SearchSpace* s = space;
     const std::vector<size_t> reference = s->decode(next.index);
     const double weight = options.steer_weight;
-    model.set_acquisition_weight([s, reference, dimensions = next.dimensions,
-                                  weight](uint64_t candidate) {
-      const std::vector<size_t> digits = s->decode(candidate);
-      for (int d : dimensions) {
-        if (digits[d] != reference[d]) return weight;
-      }
-      return 1.0;
-    });
+    model.set_acquisition_weight(
+        [s, reference, dimensions = next.dimensions, weight](uint64_t candidate) {
+          const std::vector<size_t> digits = s->decode(candidate);
+          for (int d : dimensions) {
+            if (digits[d] != reference[d]) return weight;
+          }
+          return 1.0;
+        });
   }
 };
 
@@ -144,7 +143,8 @@ void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
 
 bool BottleneckStrategy::wants_idle_gpu() const {
   const Impl& s = *impl_;
-  return s.pending && s.profiler != nullptr && !s.refused && s.within_budget(s.pending->config_index);
+  return s.pending && s.profiler != nullptr && !s.refused &&
+         s.within_budget(s.pending->config_index);
 }
 
 void BottleneckStrategy::use_idle_gpu() {

@@ -18,14 +18,14 @@ struct BottleneckStrategyOptions {
 };
 
 struct BottleneckStrategyStats {
-  size_t profiled = 0;       // variants with counters
-  size_t failed = 0;         // profiles that gave none
-  size_t over_budget = 0;    // batches whose best was not profiled for the budget
-  double profile_s = 0;      // what profiling cost
-  double elapsed_s = 0;      // the wall time the budget was last a share of
-  std::string step;          // the bottleneck it steers by ("" before the first)
+  size_t profiled = 0;     // variants with counters
+  size_t failed = 0;       // profiles that gave none
+  size_t over_budget = 0;  // batches whose best was not profiled for the budget
+  double profile_s = 0;    // what profiling cost
+  double elapsed_s = 0;    // the wall time the budget was last a share of
+  std::string step;        // the bottleneck it steers by ("" before the first)
   std::vector<std::string> knobs;
-  std::string message;       // the last profile's reason for having no counters
+  std::string message;  // the last profile's reason for having no counters
 };
 
 // The bottleneck method as a search: the model strategy proposes; the best variant of each

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "process/gpu_list.h"
@@ -31,8 +32,8 @@ class AnalyzeVerdicts : public ::testing::Test {
         testing::run_gputune("analyze " + args + " --json --timeout 300 --db " + db_.string());
     nlohmann::json out = nlohmann::json::parse(r.out, nullptr, false);
     if (out.is_discarded()) {
-      ADD_FAILURE() << "gputune analyze " << args << " exited " << r.exit_code
-                    << " without JSON:\n" << r.out << r.err;
+      ADD_FAILURE() << "gputune analyze " << args << " exited " << r.exit_code << " without JSON:\n"
+                    << r.out << r.err;
       return {};
     }
     if (!out["profiled"].get<bool>()) {
@@ -51,8 +52,7 @@ class AnalyzeVerdicts : public ::testing::Test {
     return out;
   }
 
-  static bool knob(const nlohmann::json& out, const std::string& remedy,
-                   const std::string& name) {
+  static bool knob(const nlohmann::json& out, const std::string& remedy, const std::string& name) {
     for (const auto& entry : out["knobs"]) {
       if (entry[0] == remedy) {
         const auto& knobs = entry[1];
@@ -70,9 +70,9 @@ class AnalyzeVerdicts : public ::testing::Test {
   std::string skipped_;
 };
 
-#define ANALYZE_OR_SKIP(out, args)          \
-  const nlohmann::json out = analyze(args); \
-  if (!skipped_.empty()) GTEST_SKIP() << skipped_;  \
+#define ANALYZE_OR_SKIP(out, args)                 \
+  const nlohmann::json out = analyze(args);        \
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_; \
   ASSERT_FALSE(out.is_null())
 
 TEST_F(AnalyzeVerdicts, CopyIsMemoryBoundAtEightyPercentOfDramPeakOrMore) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -44,7 +45,8 @@ class NcuCounterSourceTest : public ::testing::Test {
 
 TEST_F(NcuCounterSourceTest, AnswersWithTheCountersOfTheLaunch) {
   const std::string fixture = test::source_dir() + "/tests/fixtures/ncu/transpose_pad0.raw.csv";
-  auto source = make_ncu_counter_source(fake_ncu("echo '==PROF== Connected'; cat '" + fixture + "'"));
+  auto source =
+      make_ncu_counter_source(fake_ncu("echo '==PROF== Connected'; cat '" + fixture + "'"));
   EXPECT_EQ(source->unavailable_reason(), "");
   const CounterResult result = source->profile(target());
   ASSERT_TRUE(result.ok) << result.message;
@@ -79,8 +81,7 @@ TEST_F(NcuCounterSourceTest, AHangIsKilledAtTheTimeout) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
   EXPECT_FALSE(result.ok);
   EXPECT_FALSE(result.unavailable);  // the next variant may well finish
-  EXPECT_NE(result.message.find("did not finish within 1 s"), std::string::npos)
-      << result.message;
+  EXPECT_NE(result.message.find("did not finish within 1 s"), std::string::npos) << result.message;
 }
 
 TEST_F(NcuCounterSourceTest, ACrashSaysHowItEndedWithItsLastLines) {
@@ -94,7 +95,8 @@ TEST_F(NcuCounterSourceTest, ACrashSaysHowItEndedWithItsLastLines) {
 }
 
 TEST_F(NcuCounterSourceTest, AFailingExitWithoutCountersSaysItsStatus) {
-  auto source = make_ncu_counter_source(fake_ncu("echo '==ERROR== the application crashed'; exit 3"));
+  auto source =
+      make_ncu_counter_source(fake_ncu("echo '==ERROR== the application crashed'; exit 3"));
   const CounterResult result = source->profile(target());
   EXPECT_FALSE(result.ok);
   EXPECT_NE(result.message.find("exited with 3"), std::string::npos) << result.message;

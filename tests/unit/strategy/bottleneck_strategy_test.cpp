@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <unordered_map>
 
 #include "replay/replay.h"
@@ -20,7 +22,8 @@ namespace fs = std::filesystem;
 // none: the strategy then adds up the measurements' times).
 class FakeProfiler : public VariantProfiler {
  public:
-  FakeProfiler(std::vector<std::string> knobs, double cost_s) : knobs_(std::move(knobs)), cost_s_(cost_s) {}
+  FakeProfiler(std::vector<std::string> knobs, double cost_s)
+      : knobs_(std::move(knobs)), cost_s_(cost_s) {}
   std::optional<double> elapsed_s() const override { return clock_s; }
   double expected_cost_s(uint64_t) const override { return cost_s_; }
   VariantProfile profile(const Measurement& m) override {
