@@ -23,6 +23,8 @@
 #include "gputune/error.h"
 #include "model/features.h"
 #include "replay/replay.h"
+#include "session/variant_profilers.h"
+#include "strategy/bottleneck_strategy.h"
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"
 #include "support/synthetic_recording.h"
@@ -36,7 +38,7 @@ struct Options {
   int seeds = 20;
   size_t cap = 300;  // evaluations per run at most
   size_t batch = 4;  // as the search driver's default
-  std::vector<std::string> strategies = {"random", "annealing", "genetic", "model"};
+  std::vector<std::string> strategies = {"random", "annealing", "genetic", "model", "bottleneck"};
   std::vector<std::string> recordings;
   std::string results = std::string(GPUTUNE_SOURCE_DIR) + "/bench/RESULTS.md";
   bool write = true;
@@ -49,6 +51,7 @@ struct Run {
   size_t to95 = 0, to99 = 0;  // cap + 1 when not reached
   double at[3] = {0, 0, 0};   // fraction of the best performance after 25, 50, 100
   double step_ms = 0;
+  double measure_s = 0;  // the recorded compile, check and timing times of the evaluations
 };
 
 constexpr size_t kCheckpoints[3] = {25, 50, 100};
@@ -112,7 +115,11 @@ Run replay(Strategy& strategy, const StrategyContext& context, const Recording& 
         if (count == kCheckpoints[c]) run.at[c] = fraction;
       }
     }
+    for (const Measurement& m : results)
+      run.measure_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
     strategy.observe(results);
+    // As the search does once the GPU is idle: the bottleneck strategy profiles here.
+    if (strategy.wants_idle_gpu()) strategy.use_idle_gpu();
   }
   // A run that stopped early (reached 99% or covered the space) keeps its last fraction.
   const double fraction = std::isfinite(found) ? best / found : 0;
@@ -211,10 +218,14 @@ int run_bench(const Options& options) {
     for (const auto& name : options.strategies) {
       for (bool warm : {false, true}) {
         if (warm && (name != "model" || priors.empty())) continue;
+        if (name == "bottleneck" && recording.counters.empty()) {
+          std::cerr << paths[r] << ": no counters recorded; bottleneck runs as the model\n";
+        }
         std::vector<size_t> to95, to99;
         std::vector<double> at[3];
         double step_ms = 0, max_ms = 0, prior_ms = 0;
-        size_t steps = 0;
+        double profile_s = 0, wall_s = 0;  // bottleneck: profiling against the whole
+        size_t steps = 0, profiled = 0;
         for (int seed = 1; seed <= options.seeds; ++seed) {
           Run run;
           if (name == "model") {
@@ -231,6 +242,25 @@ int run_bench(const Options& options) {
             steps += strategy.stats().model_steps;
             max_ms = std::max(max_ms, strategy.stats().max_ms);
             prior_ms = std::max(prior_ms, strategy.stats().prior_fit_ms);
+          } else if (name == "bottleneck") {
+            BottleneckStrategyOptions bottleneck;
+            bottleneck.model = options.model;
+            BottleneckStrategy strategy(seed, bottleneck);
+            auto profiler = make_recorded_profiler(problem.spec(), recording.counters);
+            StrategyContext context(problem.space());
+            context.problem_values = problem.problem_values();
+            if (options.geometry) {
+              context.launch = launch_of(problem.spec());
+              context.sm_count = recording.info.device.sm_count;
+            }
+            context.profiler = profiler.get();
+            run = replay(strategy, context, recording, best, options);
+            step_ms += strategy.model().stats().total_ms;
+            steps += strategy.model().stats().model_steps;
+            max_ms = std::max(max_ms, strategy.model().stats().max_ms);
+            profile_s += strategy.stats().profile_s;
+            profiled += strategy.stats().profiled;
+            wall_s += run.measure_s + strategy.stats().profile_s;
           } else {
             auto strategy = make_strategy(name, seed);
             run = replay(*strategy, StrategyContext(problem.space()), recording, best, options);
@@ -245,7 +275,14 @@ int run_bench(const Options& options) {
         for (int c = 0; c < 3; ++c) report << " | " << fixed(median(at[c]), 3);
         report << " | "
                << (steps ? fixed(step_ms / steps, 2) + " (max " + fixed(max_ms, 1) + ")" : "-")
-               << (prior_ms > 0 ? "; prior fit " + fixed(prior_ms, 0) + " max" : "") << " |\n";
+               << (prior_ms > 0 ? "; prior fit " + fixed(prior_ms, 0) + " max" : "")
+               << (name == "bottleneck"
+                       ? "; " + fixed(static_cast<double>(profiled) / options.seeds, 1) +
+                             " profiled per run, profiling " +
+                             fixed(wall_s > 0 ? 100 * profile_s / wall_s : 0, 1) +
+                             "% of the recorded time"
+                       : "")
+               << " |\n";
         std::cerr << paths[r] << ": " << name << (warm ? " with prior" : "") << " done\n";
       }
     }

@@ -71,6 +71,9 @@ struct SearchOutcome {
   std::vector<Measurement> evaluated;  // in the order they completed, reused ones included
   ResultReport report;                 // every stored variant of the workload
   std::string nvrtc_version;           // empty for a replay
+  // What profiling cost and found (--strategy bottleneck), or why it found nothing; "" when
+  // the strategy asked for no counters.
+  std::string profiling;
   // compile_only:
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant

@@ -184,6 +184,10 @@ struct Spec {
   std::optional<ExprText> bytes, flops;      // metrics
   std::vector<std::string> compile_options;  // extra NVRTC options
   SearchSettings search;
+  // `remedies:` which parameters apply which remedy of the bottleneck method
+  // (thread_parallelism: [BLOCK], padding: [PAD], ...; docs/bottleneck.md), in file order.
+  std::vector<std::pair<std::string, std::vector<std::string>>> remedies;
+  SourceLocation remedies_where;
 
   std::string spec_hash() const;    // hash of the spec text (problem values are keyed apart)
   std::string source_hash() const;  // hash of the kernel source

@@ -19,6 +19,7 @@ std::string usage() {
   out << "gputune: an empirical autotuner for CUDA kernels\n\n"
       << "usage: gputune <command> [options]\n\ncommands:\n";
   for (const auto& command : gputune::cli::commands()) {
+    if (command.summary.empty()) continue;  // internal (profile-launch)
     std::string summary = command.summary;
     for (size_t at = summary.find('\n'); at != std::string::npos; at = summary.find('\n', at)) {
       summary.insert(at + 1, 16, ' ');

@@ -114,6 +114,7 @@ int run(const std::vector<std::string>& args) {
                                      : kTableRows;
   std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
   if (!json && vm.count("warnings")) std::cout << outcome.report.compiler_warnings();
+  if (!outcome.profiling.empty()) std::cerr << outcome.profiling << "\n";
   return outcome.interrupted ? kInterrupted : 0;
 }
 

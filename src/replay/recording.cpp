@@ -20,6 +20,9 @@ namespace fs = std::filesystem;
 constexpr const char* kMagic = "# gputune recording v1";
 // Derived from the samples, written for people and tools, ignored on reading.
 constexpr const char* kMedianColumn = "median_ms";
+// The side section of hardware counters, after the measurements' rows.
+constexpr const char* kCountersMarker = "# counters";
+constexpr const char* kCountersHeader = "config_index,source,profile_s,metric,value";
 
 // The columns of a field in a recording: the samples come with their median first.
 std::vector<std::string> field_columns(const MeasurementField& field) {
@@ -223,6 +226,29 @@ Measurement blank_measurement() {
   return m;
 }
 
+// The counters section, after its marker line: its header, then one row per metric.
+void read_counters(std::istream& in, const std::string& path, int* line,
+                   std::map<uint64_t, StoredCounters>* counters) {
+  std::vector<std::string> fields;
+  const int header_line = *line;
+  if (!read_record(in, path, line, &fields) || fields.size() != 5 || fields[0] != "config_index" ||
+      fields[3] != "metric") {
+    bad(path, header_line, std::string("expected the counters header '") + kCountersHeader + "'");
+  }
+  for (int at = *line; read_record(in, path, line, &fields); at = *line) {
+    if (fields.size() == 1 && fields[0].empty()) continue;
+    if (fields.size() != 5) {
+      bad(path, at,
+          "expected 5 counter fields (" + std::string(kCountersHeader) + "), got " +
+              std::to_string(fields.size()));
+    }
+    StoredCounters& c = (*counters)[static_cast<uint64_t>(to_int(fields[0], path, at))];
+    c.source = fields[1];
+    c.wall_s = to_double(fields[2], path, at);
+    c.values[fields[3]] = to_double(fields[4], path, at);
+  }
+}
+
 }  // namespace
 
 Recording recording_from_store(const Store& store, int64_t workload, const std::string& repo_root) {
@@ -255,6 +281,7 @@ Recording recording_from_store(const Store& store, int64_t workload, const std::
   info.copy_bandwidth_gbs = store.copy_bandwidth(info.device).value_or(0);
   info.recorded_at = utc_now();
   recording.measurements = store.measured(workload);
+  recording.counters = store.all_counters(workload);
   return recording;
 }
 
@@ -290,6 +317,15 @@ void write_recording(const Recording& recording, const std::string& path) {
   meta("commit", info.commit);
   out << header() << "\n";
   for (const Measurement& m : recording.measurements) out << row(m) << "\n";
+  if (!recording.counters.empty()) {
+    out << kCountersMarker << "\n" << kCountersHeader << "\n";
+    for (const auto& [index, counters] : recording.counters) {
+      for (const auto& [metric, value] : counters.values) {
+        out << index << "," << csv_field(counters.source) << "," << exact_text(counters.wall_s)
+            << "," << csv_field(metric) << "," << exact_text(value) << "\n";
+      }
+    }
+  }
   // Written beside, then renamed, so a reader never sees half a recording.
   const std::string temporary = path + ".tmp";
   {
@@ -372,6 +408,10 @@ Recording load_recording(const std::string& path) {
   std::vector<std::string> fields;
   for (int at = line; read_record(in, path, &line, &fields); at = line) {
     if (fields.size() == 1 && fields[0].empty()) continue;
+    if (fields.size() == 1 && fields[0] == kCountersMarker) {
+      read_counters(in, path, &line, &recording.counters);
+      break;
+    }
     if (fields.size() != columns.size()) {
       bad(path, at,
           "expected " + std::to_string(columns.size()) + " fields, got " +

@@ -4,6 +4,7 @@
 // quoting; samples separated by ';'). The columns are the fields of measurement_fields() that
 // recordings hold, with the samples' median before the samples.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,14 @@ struct RecordingInfo {
   std::string origin = "gpu";     // "gpu", or "synthetic" for generated test data
 };
 
-// The measured variants of one workload.
+// The measured variants of one workload, and the hardware counters of those profiled. The
+// counters follow the rows as a section of their own, `# counters` and a CSV of
+// config_index,source,profile_s,metric,value (one row per metric); a recording without it is
+// one without counters.
 struct Recording {
   RecordingInfo info;
-  std::vector<Measurement> measurements;  // latest attempt per config, by config index
+  std::vector<Measurement> measurements;        // latest attempt per config, by config index
+  std::map<uint64_t, StoredCounters> counters;  // latest profile per config, by config index
 };
 
 // The workload's measurements and key. `repo_root` (where the shipped specs' folder lies;

@@ -176,7 +176,13 @@ std::vector<Measurement> EvaluationPipeline::run(const std::atomic<bool>* stop) 
   for (;;) {
     if (!stopped_ && stop && *stop) stop_early();
     if (!stopped_) fill();
-    dispatch();
+    if (!stopped_ && parts_.strategy.wants_idle_gpu()) {
+      // Nothing more goes to the GPU until what runs there is done: the strategy's own GPU work
+      // (profiling) must not run beside a timing, nor a timing beside it.
+      if (parts_.gpu.busy() == 0) parts_.strategy.use_idle_gpu();
+    } else {
+      dispatch();
+    }
     retire();
     tracker_.report();
     if (window_.empty() && exhausted_) break;

@@ -153,8 +153,10 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   result.baseline = run_baseline(problem, arch, compiles, runner, options, store, result.workload,
                                  stored, record);
 
-  strategy->start(strategy_context(problem, store, result.workload, runner.device().sm_count,
-                                   options.use_prior));
+  StrategyContext context = strategy_context(problem, store, result.workload,
+                                             runner.device().sm_count, options.use_prior);
+  context.profiler = options.profiler;
+  strategy->start(context);
   tracker.set_phase(SearchPhase::kCompiling);
 
   const bool pipelined = async_runner != nullptr || compiles.parallelism() > 1;

@@ -12,6 +12,7 @@
 #include "run/runner.h"
 #include "space/problem.h"
 #include "store/store.h"
+#include "strategy/variant_profiler.h"
 
 namespace gputune {
 
@@ -27,6 +28,8 @@ struct SearchOptions {
   // GPU. 0: twice the compile workers plus four per GPU when the compiler or the runner works
   // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
   size_t pipeline = 0;
+  // Counters of measured variants for a strategy that follows the bottleneck; null: none.
+  VariantProfiler* profiler = nullptr;
 };
 
 struct SearchResult {

@@ -20,6 +20,7 @@
 #include "search/search.h"
 #include "session/problem_info.h"
 #include "session/recording_root.h"
+#include "session/variant_profilers.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -159,6 +160,7 @@ void check_recording_matches(const Recording& recording, const Problem& problem,
 struct Replay {
   std::unique_ptr<Problem> problem;
   std::unique_ptr<Runner> runner;
+  std::map<uint64_t, StoredCounters> counters;  // what the bottleneck strategy replays
 };
 
 Replay open_replay(const SearchRequest& request) {
@@ -178,6 +180,7 @@ Replay open_replay(const SearchRequest& request) {
          store->workloads(spec.spec_hash(), replay.problem->problem_json())) {
       if (w.key.source_hash != spec.source_hash()) continue;
       replay.runner = make_replay_runner(*store, w.id);
+      replay.counters = store->all_counters(w.id);
       return replay;
     }
     throw Error(ErrorCode::kUsage, path + ": no workload of " + report_title(*replay.problem) +
@@ -196,6 +199,7 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(
         recording_problem(recording, recording_root(path, recording)).spec());
   }
+  replay.counters = std::move(recording.counters);
   replay.runner = make_replay_runner(std::move(recording));
   return replay;
 }
@@ -214,8 +218,10 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
 }
 
 SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler& compiler,
-                                Store& store, const SearchOptions& options,
-                                const ProgressCallback& progress, const std::atomic<bool>* stop) {
+                                Store& store, SearchOptions options, SearchProfiler& profiler,
+                                bool replay, const ProgressCallback& progress,
+                                const std::atomic<bool>* stop) {
+  options.profiler = &profiler;
   SearchResult result = run_search(problem, runner, compiler, store, options, progress, stop);
   auto report = std::make_shared<Report>(
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
@@ -231,6 +237,8 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   outcome.baseline = result.baseline;
   outcome.evaluated = std::move(result.evaluated);
   outcome.report = ResultReport(std::move(report));
+  // A replay's wall time is not the recorded search's: its profiling share would mean nothing.
+  outcome.profiling = profiler.summary(replay ? 0 : result.record.wall_s);
   return outcome;
 }
 
@@ -257,8 +265,9 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
     auto store = open_sqlite_store(db);
+    auto profiler = make_recorded_profiler(replay.problem->spec(), std::move(replay.counters));
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
-                                              options, progress, stop);
+                                              options, *profiler, true, progress, stop);
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();
@@ -285,11 +294,17 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
       if (progress) progress(starting);
     };
     announce(SearchPhase::kStarting);
-    auto runner = make_process_runner(problem, device_ordinals(request), timing, *compiler,
-                                      watchdog, announce);
+    const std::vector<int> devices = device_ordinals(request);
+    auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce);
     const std::string db = request.db.value_or("gputune.db");
     auto store = open_sqlite_store(db);
-    outcome = search_and_report(problem, *runner, *compiler, *store, options, progress, stop);
+    NcuLaunch launch;
+    launch.device = devices.front();
+    launch.timeout_s = 60;
+    auto profiler = make_ncu_profiler(problem, problem.spec().path, request.overrides, *store,
+                                      runner->device(), launch);
+    outcome = search_and_report(problem, *runner, *compiler, *store, options, *profiler, false,
+                                progress, stop);
     outcome.db = db;
     outcome.nvrtc_version = nvrtc_version();
   }

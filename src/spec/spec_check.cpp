@@ -6,6 +6,7 @@
 
 #include "core/expression.h"
 #include "core/hash.h"
+#include "core/remedy.h"
 #include "core/text.h"
 #include "gputune/error.h"
 #include "spec/cuda_source.h"
@@ -49,6 +50,7 @@ class Checker {
     check_tolerances();
     check_metrics();
     check_search();
+    check_remedies();
   }
 
  private:
@@ -94,6 +96,7 @@ class Checker {
   void check_tolerances() const;
   void check_metrics() const;
   void check_search() const;
+  void check_remedies() const;
 
   Spec& spec_;
   const SpecCheckContext& context_;
@@ -635,6 +638,27 @@ void Checker::check_search() const {
 }
 
 }  // namespace
+
+void Checker::check_remedies() const {
+  std::vector<std::string> names;
+  for (const auto& p : spec_.parameters) names.push_back(p.name);
+  for (const auto& p : spec_.transforms) names.push_back(p.name);
+  for (const auto& [remedy, parameters] : spec_.remedies) {
+    const SourceLocation where = at("remedies/" + remedy, spec_.remedies_where);
+    if (!parse_remedy(remedy)) {
+      fail(where, "unknown remedy '" + remedy + "' under remedies" +
+                      suggestion(remedy, remedy_names()) +
+                      "; expected one of: " + join(remedy_names()));
+    }
+    for (const auto& name : parameters) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        fail(where, "remedy '" + remedy + "' names '" + name +
+                        "', which is not a parameter or transform" + suggestion(name, names) +
+                        "; expected one of: " + (names.empty() ? "(none defined)" : join(names)));
+      }
+    }
+  }
+}
 
 void check_spec(Spec& spec, const SpecCheckContext& context) { Checker(spec, context).run(); }
 

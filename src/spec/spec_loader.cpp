@@ -104,6 +104,7 @@ class Loader {
                                std::string* path) const;
   void read_metrics(const YAML::Node& node, Spec* spec);
   void read_search(const YAML::Node& node, Spec* spec);
+  void read_remedies(const YAML::Node& node, Spec* spec);
 
   std::string path_;
   std::string text_;
@@ -722,6 +723,25 @@ void Loader::read_search(const YAML::Node& node, Spec* spec) {
   }
 }
 
+// remedies: {padding: [PAD], instruction_parallelism: [TM, TN]}; a single name may stand alone.
+void Loader::read_remedies(const YAML::Node& node, Spec* spec) {
+  if (!node || node.IsNull()) return;
+  require_map(node, "remedies");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string remedy = string_of(it->first, "a remedy name");
+    std::vector<std::string> parameters;
+    if (it->second.IsSequence()) {
+      for (const auto& item : it->second) {
+        parameters.push_back(string_of(item, "a parameter of remedy '" + remedy + "'"));
+      }
+    } else {
+      parameters.push_back(string_of(it->second, "a parameter of remedy '" + remedy + "'"));
+    }
+    remember("remedies/" + remedy, it->first);
+    spec->remedies.emplace_back(remedy, std::move(parameters));
+  }
+}
+
 Spec Loader::load() {
   Spec spec;
   spec.path = path_;
@@ -742,7 +762,7 @@ Spec Loader::load() {
   require_map(root, "the spec");
   const std::vector<std::string> keys = {
       "description", "kernel",      "problem",  "arguments", "launch",  "launches", "parameters",
-      "transforms",  "constraints", "baseline", "check",     "metrics", "search"};
+      "transforms",  "constraints", "baseline", "check",     "metrics", "search",   "remedies"};
   check_keys(root, keys, "the spec");
   for (const char* required : {"kernel", "arguments"}) {
     if (!root[required]) {
@@ -780,6 +800,8 @@ Spec Loader::load() {
   read_check(root["check"], &spec);
   read_metrics(root["metrics"], &spec);
   read_search(root["search"], &spec);
+  if (root["remedies"]) spec.remedies_where = where(key_node(root, "remedies"));
+  read_remedies(root["remedies"], &spec);
   check_spec(spec, context_);
   return spec;
 }

@@ -123,9 +123,28 @@ ALTER TABLE searches ADD COLUMN measuring_s REAL;
 ALTER TABLE searches ADD COLUMN gpu_busy_s REAL;
 ALTER TABLE searches ADD COLUMN gpu_idle_share REAL;
 )sql"},
+    // Hardware counters of one launch of a variant (gputune analyze, --strategy bottleneck),
+    // keyed by the measurement they explain (the variant's latest when they were taken).
+    {5, R"sql(
+CREATE TABLE IF NOT EXISTS profiles (
+  id INTEGER PRIMARY KEY,
+  variant_id INTEGER NOT NULL REFERENCES variants (id),
+  measurement_id INTEGER REFERENCES measurements (id),
+  source TEXT NOT NULL,
+  wall_s REAL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX IF NOT EXISTS profiles_by_variant ON profiles (variant_id, id);
+CREATE TABLE IF NOT EXISTS profile_counters (
+  profile_id INTEGER NOT NULL REFERENCES profiles (id),
+  metric TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (profile_id, metric)
+);
+)sql"},
 };
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -478,6 +497,68 @@ class SqliteStore : public Store {
     s.bind(1, workload);
     std::vector<Attempt> out;
     while (s.step()) out.push_back({s.int64(0), s.text(1), read_measurement(s, 2, path_)});
+    return out;
+  }
+
+  void store_counters(int64_t workload, uint64_t config_index, const std::string& config_json,
+                      const StoredCounters& counters) override {
+    require_writable("store counters");
+    Transaction tx(db(), path_);
+    Statement variant(db(), path_,
+                      "INSERT INTO variants (workload_id, config_index, config_json) "
+                      "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
+                      "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
+                      "ELSE excluded.config_json END RETURNING id");
+    variant.bind(1, workload).bind(2, to_db(config_index)).bind(3, config_json);
+    if (!variant.step()) throw Error(ErrorCode::kDb, path_ + ": variant upsert returned no row");
+    const int64_t variant_id = variant.int64(0);
+    variant.reset();
+    Statement profile(db(), path_,
+                      "INSERT INTO profiles (variant_id, measurement_id, source, wall_s) "
+                      "VALUES (?1, (SELECT MAX(id) FROM measurements WHERE variant_id = ?1), "
+                      "?2, ?3) RETURNING id");
+    profile.bind(1, variant_id).bind(2, counters.source).bind(3, counters.wall_s);
+    if (!profile.step()) throw Error(ErrorCode::kDb, path_ + ": profile insert returned no row");
+    const int64_t profile_id = profile.int64(0);
+    profile.reset();
+    Statement value(db(), path_,
+                    "INSERT INTO profile_counters (profile_id, metric, value) VALUES (?1, ?2, ?3)");
+    for (const auto& [metric, v] : counters.values) {
+      value.bind(1, profile_id).bind(2, metric).bind(3, v).run();
+      value.reset();
+    }
+    tx.commit();
+  }
+
+  std::optional<StoredCounters> counters(int64_t workload, uint64_t config_index) const override {
+    Statement p(db(), path_,
+                "SELECT p.id, p.source, p.wall_s, p.measurement_id FROM profiles p JOIN variants v "
+                "ON v.id = p.variant_id WHERE v.workload_id = ?1 AND v.config_index = ?2 "
+                "ORDER BY p.id DESC LIMIT 1");
+    p.bind(1, workload).bind(2, to_db(config_index));
+    if (!p.step()) return std::nullopt;
+    StoredCounters out;
+    const int64_t profile_id = p.int64(0);
+    out.source = p.text(1);
+    out.wall_s = p.is_null(2) ? 0 : p.real(2);
+    out.measurement_id = p.is_null(3) ? 0 : p.int64(3);
+    Statement v(db(), path_, "SELECT metric, value FROM profile_counters WHERE profile_id = ?1");
+    v.bind(1, profile_id);
+    while (v.step()) out.values[v.text(0)] = v.real(1);
+    return out;
+  }
+
+  std::map<uint64_t, StoredCounters> all_counters(int64_t workload) const override {
+    Statement s(db(), path_,
+                "SELECT DISTINCT v.config_index FROM profiles p JOIN variants v "
+                "ON v.id = p.variant_id WHERE v.workload_id = ?1 ORDER BY v.config_index");
+    s.bind(1, workload);
+    std::vector<uint64_t> indices;
+    while (s.step()) indices.push_back(static_cast<uint64_t>(s.int64(0)));
+    std::map<uint64_t, StoredCounters> out;
+    for (uint64_t index : indices) {
+      if (auto counters = this->counters(workload, index)) out[index] = std::move(*counters);
+    }
     return out;
   }
 

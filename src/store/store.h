@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,14 @@ struct SearchRecord {
   }
 };
 
+// Hardware counters of one launch of a variant (gputune analyze).
+struct StoredCounters {
+  std::string source;                    // "ncu"
+  double wall_s = 0;                     // what taking them cost
+  int64_t measurement_id = 0;            // the measurement they explain; 0: none stored yet
+  std::map<std::string, double> values;  // metric -> value in base units
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -86,6 +95,17 @@ class Store {
     return out;
   }
   virtual void record_search(int64_t workload, const SearchRecord& record) = 0;
+  // Counters of a variant, keyed by its latest measurement. Stores that keep none ignore them.
+  virtual void store_counters(int64_t /*workload*/, uint64_t /*config_index*/,
+                              const std::string& /*config_json*/,
+                              const StoredCounters& /*counters*/) {}
+  // The latest counters of a variant.
+  virtual std::optional<StoredCounters> counters(int64_t /*workload*/,
+                                                 uint64_t /*config_index*/) const {
+    return std::nullopt;
+  }
+  // The latest counters of every profiled variant of the workload, by config index.
+  virtual std::map<uint64_t, StoredCounters> all_counters(int64_t /*workload*/) const { return {}; }
 
   virtual std::optional<double> copy_bandwidth(const DeviceInfo& device) const = 0;  // GB/s
   virtual void set_copy_bandwidth(const DeviceInfo& device, double gbs) = 0;

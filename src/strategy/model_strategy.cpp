@@ -54,7 +54,9 @@ struct ModelStrategy::Impl {
   size_t stalled = 0;            // observations since the best last improved
   bool prior_dismissed = false;  // once it stalled: what it ranks next is no better
   ModelStrategyStats stats;
+  ModelStrategy::AcquisitionWeight weight;
 
+  double acquisition(uint64_t index, double best, double mean, double stddev) const;
   void start(const StrategyContext& context);
   Eigen::RowVectorXd standardised(uint64_t index) const;
   double prior_of(uint64_t index) const;
@@ -212,6 +214,12 @@ std::vector<Eigen::Index> ModelStrategy::Impl::local_rows() const {
   return local;
 }
 
+double ModelStrategy::Impl::acquisition(uint64_t index, double best, double mean,
+                                        double stddev) const {
+  const double ei = expected_improvement(best, mean, stddev, options.exploration);
+  return weight ? ei * weight(index) : ei;
+}
+
 // A sampled space may hold better configs next to the best ones found than in the sample.
 void ModelStrategy::Impl::consider_outside_sample(const Eigen::VectorXd& y,
                                                   const Eigen::VectorXd& residual, double best,
@@ -234,7 +242,7 @@ void ModelStrategy::Impl::consider_outside_sample(const Eigen::VectorXd& y,
   posterior->predict_points(x, residual, &m, &s);
   for (size_t k = 0; k < extra.size(); ++k) {
     double full = m(k) + (prior ? prior_a + prior_b * prior_of(extra[k]) : 0.0);
-    double ei = expected_improvement(best, full, s(k), options.exploration);
+    double ei = acquisition(extra[k], best, full, s(k));
     if (ei > choice->ei) *choice = {true, ei, full, extra[k]};
   }
 }
@@ -267,7 +275,7 @@ bool ModelStrategy::Impl::model_step(uint64_t* chosen) {
 
   Choice choice;
   auto consider = [&](Eigen::Index r) {
-    double ei = expected_improvement(best, mean(r), stddev(r), options.exploration);
+    double ei = acquisition(candidates[r], best, mean(r), stddev(r));
     if (ei > choice.ei || (ei == choice.ei && mean(r) < choice.mean)) {
       choice = {true, ei, mean(r), candidates[r]};
     }
@@ -349,6 +357,10 @@ void ModelStrategy::observe(const std::vector<Measurement>& results) {
 }
 
 const ModelStrategyStats& ModelStrategy::stats() const { return impl_->stats; }
+
+void ModelStrategy::set_acquisition_weight(AcquisitionWeight weight) {
+  impl_->weight = std::move(weight);
+}
 
 namespace {
 const StrategyRegistrar kRegistrar{

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -47,6 +48,11 @@ class ModelStrategy : public Strategy {
   void observe(const std::vector<Measurement>& results) override;
 
   const ModelStrategyStats& stats() const;
+
+  // Multiplies each candidate's expected improvement by `weight(config_index)` (unset: 1), so
+  // that another strategy can steer the model's choice among candidates without replacing it.
+  using AcquisitionWeight = std::function<double(uint64_t config_index)>;
+  void set_acquisition_weight(AcquisitionWeight weight);
 
  private:
   struct Impl;

@@ -9,6 +9,7 @@
 #include "model/cost_model.h"
 #include "model/launch_shape.h"
 #include "space/search_space.h"
+#include "strategy/variant_profiler.h"
 
 namespace gputune {
 
@@ -38,6 +39,9 @@ struct StrategyContext {
   LaunchOf launch;
   int sm_count = 0;
   CostModelFactory cost_model;  // unset: a learning strategy's own default
+  // Hardware counters of measured variants, for a strategy that follows the bottleneck; null
+  // when the search has none. Owned by the search's caller, it outlives the search.
+  VariantProfiler* profiler = nullptr;
 };
 
 // Ask/tell search driver. An empty proposal ends the search.
@@ -47,6 +51,11 @@ class Strategy {
   virtual void start(const StrategyContext& context) = 0;
   virtual std::vector<uint64_t> propose(size_t max_batch) = 0;
   virtual void observe(const std::vector<Measurement>& results) = 0;
+  // A strategy with GPU work of its own between evaluations (profiling a variant) says so
+  // here: the search then sends nothing more to the GPU, and once nothing runs there calls
+  // use_idle_gpu(), so that the work never runs beside a timing.
+  virtual bool wants_idle_gpu() const { return false; }
+  virtual void use_idle_gpu() {}
 };
 
 // The registered strategies' names, in their registration rank (strategy/registry.h).

@@ -29,6 +29,8 @@ struct GenericTransform {
   // Why a value is not accepted ("unknown block order 'diag'; expected ..."), "" when it is.
   std::function<std::string(const Value&)> reject;
   std::function<void(const Value&, TransformedVariant*)> apply;
+  // Which remedy of the bottleneck method it is (core/remedy.h's names); "" for none.
+  std::string remedy;
 };
 
 // Every generic transform, in the order messages list them.

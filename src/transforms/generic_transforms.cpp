@@ -17,7 +17,8 @@ std::vector<GenericTransform> built_in() {
        },
        [](const Value& value, TransformedVariant* variant) {
          variant->prelude += block_order_prelude(value.as_symbol());
-       }},
+       },
+       "block_order"},
       {"max_registers",
        [](const Value& value) -> std::string {
          if (value.is_integer() && value.as_number() >= 0 && value.as_number() <= 255) return "";
@@ -28,7 +29,8 @@ std::vector<GenericTransform> built_in() {
          if (value.as_number() > 0) {
            variant->compile_options.push_back("--maxrregcount=" + value.text());
          }
-       }},
+       },
+       "register_cap"},
       {"fast_math",
        [](const Value& value) -> std::string {
          if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
@@ -36,7 +38,8 @@ std::vector<GenericTransform> built_in() {
        },
        [](const Value& value, TransformedVariant* variant) {
          if (value.as_number() != 0) variant->compile_options.push_back("--use_fast_math");
-       }},
+       },
+       "cheaper_instructions"},
   };
 }
 

@@ -45,6 +45,55 @@ TEST_F(RecordingTest, EveryRecordedFieldRoundTrips) {
                          [](const MeasurementField& f) { return f.in_recording; });
 }
 
+TEST_F(RecordingTest, CountersFollowTheRowsAndRoundTrip) {
+  Recording recording;
+  recording.info.spec_path = "spaces/x.yaml";
+  recording.measurements = {testing::every_field_set()};
+  StoredCounters counters;
+  counters.source = "ncu 2025.3.1";
+  counters.wall_s = 3.25;
+  counters.values = {{"gpu__time_duration.sum", 12345.5}, {"sm__warps_active.avg.pct", 0.1}};
+  recording.counters[recording.measurements[0].config_index] = counters;
+  recording.counters[7] = counters;
+  const std::string path = (dir_ / "r.csv").string();
+  write_recording(recording, path);
+  EXPECT_NE(read(path).find("\n# counters\nconfig_index,source,profile_s,metric,value\n"),
+            std::string::npos);
+  const Recording loaded = load_recording(path);
+  ASSERT_EQ(loaded.measurements.size(), 1u);
+  ASSERT_EQ(loaded.counters.size(), 2u);
+  const StoredCounters& back = loaded.counters.at(7);
+  EXPECT_EQ(back.source, "ncu 2025.3.1");
+  EXPECT_EQ(back.wall_s, 3.25);
+  EXPECT_EQ(back.values, counters.values);
+}
+
+TEST_F(RecordingTest, ARecordingWithoutCountersHasNone) {
+  Recording recording;
+  recording.info.spec_path = "spaces/x.yaml";
+  recording.measurements = {testing::every_field_set()};
+  const std::string path = (dir_ / "r.csv").string();
+  write_recording(recording, path);
+  EXPECT_EQ(read(path).find("# counters"), std::string::npos);
+  EXPECT_TRUE(load_recording(path).counters.empty());
+}
+
+TEST_F(RecordingTest, ABrokenCountersSectionNamesItsLine) {
+  Recording recording;
+  recording.info.spec_path = "spaces/x.yaml";
+  const std::string path = (dir_ / "r.csv").string();
+  write_recording(recording, path);
+  std::ofstream(path, std::ios::app) << "# counters\nconfig_index,source,profile_s,metric,value\n"
+                                     << "3,ncu,1.5,gpu__time_duration.sum\n";
+  try {
+    load_recording(path);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 5 counter fields"), std::string::npos)
+        << e.what();
+  }
+}
+
 // The shipped recordings read and write back to the same bytes.
 TEST_F(RecordingTest, ShippedRecordingsWriteBackByteForByte) {
   int checked = 0;

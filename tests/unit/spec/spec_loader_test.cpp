@@ -364,5 +364,25 @@ TEST(LoadSpec, MissingFileIsAnIoError) {
   }
 }
 
+TEST_F(SpecLoaderTest, RemediesMapParametersAndTransforms) {
+  std::string spec_text =
+      base() + "remedies:\n  padding: PAD\n  thread_parallelism: [TILE, MERGE]\n";
+  const Spec spec = parse(spec_text);
+  ASSERT_EQ(spec.remedies.size(), 2u);
+  EXPECT_EQ(spec.remedies[0].first, "padding");
+  EXPECT_EQ(spec.remedies[0].second, std::vector<std::string>{"PAD"});
+  EXPECT_EQ(spec.remedies[1].second, (std::vector<std::string>{"TILE", "MERGE"}));
+}
+
+TEST_F(SpecLoaderTest, AnUnknownRemedyIsNamedWithTheKnownOnes) {
+  expect_error(base() + "remedies:\n  paddin: [PAD]\n", "22:3",
+               "unknown remedy 'paddin' under remedies (did you mean 'padding'?)");
+}
+
+TEST_F(SpecLoaderTest, ARemedyMustNameAParameter) {
+  expect_error(base() + "remedies:\n  padding: [PADD]\n", "22:3",
+               "remedy 'padding' names 'PADD', which is not a parameter or transform");
+}
+
 }  // namespace
 }  // namespace gputune

@@ -425,7 +425,7 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "5");
 }
 
 TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
@@ -454,7 +454,7 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].compiler_warnings, "");
   EXPECT_EQ(got[1].compiler_warnings, warned.compiler_warnings);
-  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "4");
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "5");
 }
 
 TEST(SqliteStore, ASchema3DatabaseGainsGpuBusyTimesAndTheIdleShare) {
@@ -489,7 +489,7 @@ TEST(SqliteStore, ASchema3DatabaseGainsGpuBusyTimesAndTheIdleShare) {
   EXPECT_DOUBLE_EQ(got[0].gpu_busy_ms, 0);
   EXPECT_DOUBLE_EQ(got[1].gpu_busy_ms, 25);
   RawDb raw(path);
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "5");
   EXPECT_EQ(raw.text("SELECT gpu_idle_share FROM searches"), "0.25");
 }
 
@@ -651,6 +651,29 @@ TEST(SqliteStore, EveryListedFieldRoundTrips) {
   const auto attempts = store->attempts(w);
   ASSERT_EQ(attempts.size(), 1u);
   testing::expect_fields(m, attempts[0].measurement, testing::every_field);
+}
+
+TEST(SqliteStore, CountersAreKeyedByTheVariantsLatestMeasurement) {
+  auto store = open_sqlite_store(":memory:");
+  const int64_t w = store->workload(transpose_key());
+  EXPECT_FALSE(store->counters(w, 1).has_value());
+  store->commit(w, {ok(1, {1.0})});
+  StoredCounters counters;
+  counters.source = "ncu";
+  counters.wall_s = 2.5;
+  counters.values = {{"smsp__inst_executed.sum", 1e9}, {"gpu__time_duration.sum", 704288}};
+  store->store_counters(w, 1, "", counters);
+  const auto got = store->counters(w, 1);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->source, "ncu");
+  EXPECT_EQ(got->wall_s, 2.5);
+  EXPECT_GT(got->measurement_id, 0);
+  EXPECT_EQ(got->values, counters.values);
+  counters.values["smsp__inst_executed.sum"] = 2e9;  // a later profile wins
+  store->store_counters(w, 1, "", counters);
+  EXPECT_EQ(store->counters(w, 1)->values.at("smsp__inst_executed.sum"), 2e9);
+  store->store_counters(w, 9, "{\"TILE\":32}", counters);  // not measured yet
+  EXPECT_EQ(store->counters(w, 9)->measurement_id, 0);
 }
 
 }  // namespace

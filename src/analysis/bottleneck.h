@@ -1,0 +1,73 @@
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/remedy.h"
+
+namespace gputune {
+
+// Hardware counters of one launch: metric name -> value in base units (analysis/ncu_csv.h).
+using CounterValues = std::map<std::string, double>;
+
+// The metrics the classifier reads; what `gputune analyze` asks the profiler for.
+const std::vector<std::string>& bottleneck_metrics();
+
+// Global-memory latency in cycles that the required occupancy assumes, by compute capability
+// (docs/bottleneck.md gives the sources); 600, the middle of the method's 400-800, when unknown.
+double memory_latency_cycles(int cc_major, int cc_minor);
+
+// The four steps of the bottleneck method, in order; kLatency when none of them fires.
+enum class BottleneckStep {
+  kGlobalMemory,
+  kSharedMemory,
+  kExecutionDependency,
+  kInstructions,
+  kLatency
+};
+std::string step_name(BottleneckStep step);
+
+// Thresholds of the verdict (docs/bottleneck.md explains each).
+struct BottleneckThresholds {
+  double dram_bound_pct = 80;          // DRAM throughput that counts as memory bound
+  double conflicts_per_request = 1.0;  // shared-memory bank conflicts per request
+  double eligible_warps = 1.0;         // eligible warps per scheduler per cycle, below: few
+  double dependency_share = 0.5;       // share of stalls waiting on a result
+  double issue_bound_pct = 70;         // issue slots (or one pipe) busy: close to the limit
+};
+
+struct BottleneckAnalysis {
+  // Step 1: global memory. Occupancies are fractions of the SM's warps.
+  double achieved_occupancy = 0, theoretical_occupancy = 0, required_occupancy = 0;
+  std::string occupancy_limiter;      // "registers", "shared memory", "warps", "blocks", "barriers"
+  double memory_per_instruction = 0;  // Nm / Ni: global memory instructions per instruction
+  double latency_cycles = 0;          // T
+  double warps_per_sm = 0;            // W
+  double dram_pct = 0, memory_pct = 0, l1_pct = 0, l2_pct = 0;  // of peak
+  bool latency_bound = false, bandwidth_bound = false;
+  // Step 2: shared memory.
+  double shared_requests = 0, conflicts_per_request = 0;
+  // Step 3: execution dependency.
+  double eligible_warps = 0;    // per scheduler per cycle
+  double dependency_share = 0;  // short/long scoreboard and fixed-latency waits, of all stalls
+  std::vector<std::pair<std::string, double>> stall_shares;  // largest first, sums to 1
+  // Step 4: instructions.
+  double issue_active_pct = 0;
+  std::vector<std::pair<std::string, double>> pipe_utilisation;  // % of peak, largest first
+  double branch_uniform_pct = 100, divergent_branches = 0;
+  double duration_ns = 0;
+
+  BottleneckStep step = BottleneckStep::kLatency;
+  std::string verdict;               // one sentence, with the numbers that decided it
+  std::vector<Remedy> remedies;      // what addresses it, most direct first
+  std::vector<std::string> missing;  // metrics the counters lacked (their steps read 0)
+};
+
+// `cc_major`/`cc_minor` and `warps_per_sm` come from the counters' device attributes when they
+// are 0 here.
+BottleneckAnalysis classify_bottleneck(const CounterValues& counters, int cc_major = 0,
+                                       int cc_minor = 0, double warps_per_sm = 0,
+                                       const BottleneckThresholds& thresholds = {});
+
+}  // namespace gputune

@@ -1,0 +1,19 @@
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/remedy.h"
+#include "gputune/spec.h"
+
+namespace gputune {
+
+// The knobs of a spec that apply `remedy`: the parameters its `remedies:` map names, then the
+// generic transforms whose table entry is that remedy. Empty when the space has none.
+std::vector<std::string> knobs_for(const Spec& spec, Remedy remedy);
+
+// Each remedy with the knobs that apply it, in the order given, remedies without knobs left out.
+std::vector<std::pair<Remedy, std::vector<std::string>>> knobs_for(
+    const Spec& spec, const std::vector<Remedy>& remedies);
+
+}  // namespace gputune

@@ -1,0 +1,29 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gputune {
+
+// The transformation vocabulary of the bottleneck method: what a knob does to a kernel. A spec
+// says which of its parameters are which (`remedies:`); generic transforms carry their own.
+enum class Remedy {
+  kThreadParallelism,       // more threads or blocks in flight (block size, tile count)
+  kInstructionParallelism,  // more independent work per thread (thread merge, unrolling)
+  kSharedStaging,           // staging global data through shared memory (tiles, stages, async)
+  kVectorWidth,             // wider, coalesced accesses (float2/float4)
+  kPadding,                 // an extra column in shared arrays against bank conflicts
+  kRegisterTiling,          // shared data moved into registers
+  kRegisterCap,             // a register limit, for occupancy
+  kBlockOrder,              // the order blocks visit the data (L2 locality)
+  kCheaperInstructions,     // fast math, cheaper index arithmetic
+  kFewerBranches,           // less divergence
+};
+
+const std::vector<Remedy>& all_remedies();
+std::string remedy_name(Remedy remedy);         // "thread_parallelism"
+std::string remedy_description(Remedy remedy);  // "more thread-level parallelism"
+std::optional<Remedy> parse_remedy(const std::string& name);
+std::vector<std::string> remedy_names();
+
+}  // namespace gputune

@@ -1,0 +1,93 @@
+#include "session/variant_counters.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "analysis/bottleneck.h"
+#include "analysis/remedies.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quote_overrides(const ProblemOverrides& overrides) {
+  std::string out;
+  for (const auto& [name, value] : overrides) out += (out.empty() ? "" : ",") + name + "=" + value;
+  return out;
+}
+
+}  // namespace
+
+std::string gputune_program() {
+  char buffer[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n > 0) {
+    const fs::path self(std::string(buffer, static_cast<size_t>(n)));
+    if (self.filename() == "gputune") return self.string();
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream folders(path);
+    for (std::string folder; std::getline(folders, folder, ':');) {
+      if (folder.empty()) continue;
+      const fs::path candidate = fs::path(folder) / "gputune";
+      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+  }
+  return "";
+}
+
+CounterResult profile_variant(CounterSource& source, const Problem& problem,
+                              const std::string& spec_path, const ProblemOverrides& overrides,
+                              uint64_t index, const NcuLaunch& launch) {
+  const std::string self = launch.self.empty() ? gputune_program() : launch.self;
+  if (self.empty()) {
+    CounterResult result;
+    result.unavailable = true;
+    result.message =
+        "the gputune program, which ncu runs to launch the variant, is not on PATH; put the "
+        "installed gputune's folder on PATH";
+    return result;
+  }
+  ProfileTarget target;
+  target.command = {self,
+                    "profile-launch",
+                    spec_path,
+                    "--config-json",
+                    problem.space().json(index),
+                    "--device",
+                    std::to_string(launch.device)};
+  if (!overrides.empty()) {
+    target.command.push_back("--set");
+    target.command.push_back(quote_overrides(overrides));
+  }
+  // The entry of the variant's first launch: what -k picks among the launches of the program.
+  const Variant variant = problem.variant(index);
+  const std::string entry = variant.kernel_name_expressions.at(variant.launches.at(0).kernel);
+  target.kernel = entry.substr(0, entry.find('<'));
+  target.metrics = bottleneck_metrics();
+  target.timeout_s = launch.timeout_s;
+  return source.profile(target);
+}
+
+VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters) {
+  const BottleneckAnalysis analysis = classify_bottleneck(counters);
+  VariantProfile profile;
+  profile.ok = true;
+  profile.step = step_name(analysis.step);
+  for (const auto& [remedy, knobs] : knobs_for(spec, analysis.remedies)) {
+    for (const std::string& knob : knobs) {
+      if (std::find(profile.knobs.begin(), profile.knobs.end(), knob) == profile.knobs.end()) {
+        profile.knobs.push_back(knob);
+      }
+    }
+  }
+  return profile;
+}
+
+}  // namespace gputune

@@ -1,0 +1,36 @@
+#pragma once
+// Hardware counters of one variant of a search's problem, shared by `gputune analyze` and the
+// bottleneck strategy's profiler: ncu runs `gputune profile-launch` on it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "analysis/counter_source.h"
+#include "gputune/session.h"
+#include "space/problem.h"
+#include "strategy/variant_profiler.h"
+
+namespace gputune {
+
+struct NcuLaunch {
+  std::string ncu;   // ncu's path; empty: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin
+  std::string self;  // the gputune program ncu runs; empty: gputune_program()
+  int device = 0;
+  double timeout_s = 120;
+};
+
+// The gputune program for ncu to run: this process's own executable when it is gputune,
+// else gputune on PATH; "" when there is none (the Python module outside an installation).
+std::string gputune_program();
+
+// Profiles config `index` of `problem` (read from `spec_path` at `overrides`) with ncu, in a
+// program of its own under a watchdog. Never throws for a missing or refused profiler.
+CounterResult profile_variant(CounterSource& source, const Problem& problem,
+                              const std::string& spec_path, const ProblemOverrides& overrides,
+                              uint64_t index, const NcuLaunch& launch);
+
+// What counters say, in the terms of this spec's knobs: the verdict's step and the parameters
+// that address it, most direct remedy first.
+VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters);
+
+}  // namespace gputune

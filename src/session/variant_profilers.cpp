@@ -1,0 +1,193 @@
+#include "session/variant_profilers.h"
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+#include "compile/compiler.h"
+#include "search/search.h"
+
+namespace gputune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Before the first profile: what ncu on one launch typically takes with the bottleneck's
+// metrics (its start, the launcher's compile and input fill, and the replay passes).
+constexpr double kFirstProfileGuessS = 5.0;
+
+std::string seconds(double s) {
+  std::ostringstream out;
+  out.precision(s < 10 ? 2 : 3);
+  out << s << " s";
+  return out.str();
+}
+
+// What every search profiler counts for its summary.
+class CountingProfiler : public SearchProfiler {
+ public:
+  std::string summary(double search_wall_s) const override {
+    if (asked_ == 0) return "";
+    std::ostringstream out;
+    out << "profiling (" << what() << "): " << profiled_ << " of " << asked_
+        << " variants asked for have counters, " << seconds(spent_s_);
+    if (search_wall_s > 0) {
+      out.precision(2);
+      out << std::fixed << " (" << 100 * spent_s_ / search_wall_s << "% of the search's "
+          << seconds(search_wall_s) << ")";
+    }
+    if (!message_.empty()) {
+      out << "; " << (profiled_ == 0 ? "the search went on without counters: " : "last failure: ")
+          << message_;
+    }
+    return out.str();
+  }
+
+ protected:
+  virtual std::string what() const = 0;
+
+  VariantProfile count(VariantProfile profile) {
+    ++asked_;
+    spent_s_ += profile.cost_s;
+    if (profile.ok) {
+      ++profiled_;
+      cost_sum_s_ += profile.cost_s;
+    } else {
+      message_ = profile.message;
+    }
+    return profile;
+  }
+  double mean_cost_s() const { return profiled_ > 0 ? cost_sum_s_ / profiled_ : 0; }
+  size_t profiled() const { return profiled_; }
+
+ private:
+  size_t asked_ = 0, profiled_ = 0;
+  double spent_s_ = 0, cost_sum_s_ = 0;
+  std::string message_;
+};
+
+class NcuProfiler : public CountingProfiler {
+ public:
+  NcuProfiler(const Problem& problem, std::string spec_path, ProblemOverrides overrides,
+              Store& store, DeviceInfo device, NcuLaunch launch)
+      : problem_(problem),
+        spec_path_(std::move(spec_path)),
+        overrides_(std::move(overrides)),
+        store_(store),
+        device_(std::move(device)),
+        launch_(std::move(launch)),
+        source_(make_ncu_counter_source(launch_.ncu)),
+        start_(Clock::now()) {
+    unavailable_ = source_->unavailable_reason();
+    std::error_code error;
+    if (unavailable_.empty() &&
+        (spec_path_.empty() || !std::filesystem::is_regular_file(spec_path_, error))) {
+      unavailable_ =
+          "the spec has no file that gputune profile-launch could load under ncu; "
+          "write it to a YAML file and search that";
+    }
+  }
+
+  std::optional<double> elapsed_s() const override {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+  double expected_cost_s(uint64_t) const override {
+    if (!unavailable_.empty()) return 0;  // finding that out costs nothing
+    return profiled() > 0 ? mean_cost_s() : kFirstProfileGuessS;
+  }
+
+  VariantProfile profile(const Measurement& measured) override {
+    VariantProfile profile;
+    if (!unavailable_.empty()) {
+      profile.message = unavailable_;
+      profile.unavailable = true;
+      return count(profile);
+    }
+    const CounterResult result =
+        profile_variant(*source_, problem_, spec_path_, overrides_, measured.config_index, launch_);
+    if (!result.ok) {
+      profile.message = result.message;
+      profile.unavailable = result.unavailable;
+      profile.cost_s = result.wall_s;
+      return count(profile);
+    }
+    profile = variant_profile(problem_.spec(), result.counters.values);
+    profile.cost_s = result.wall_s;
+    StoredCounters stored;
+    stored.source = result.source;
+    stored.wall_s = result.wall_s;
+    stored.values = result.counters.values;
+    store_.store_counters(workload(), measured.config_index,
+                          problem_.space().json(measured.config_index), stored);
+    return count(profile);
+  }
+
+ private:
+  std::string what() const override { return "ncu"; }
+
+  int64_t workload() {
+    if (workload_ == 0)
+      workload_ = store_.workload(workload_key(problem_, device_, nvrtc_version()));
+    return workload_;
+  }
+
+  const Problem& problem_;
+  std::string spec_path_;
+  ProblemOverrides overrides_;
+  Store& store_;
+  DeviceInfo device_;
+  NcuLaunch launch_;
+  std::unique_ptr<CounterSource> source_;
+  Clock::time_point start_;
+  std::string unavailable_;
+  int64_t workload_ = 0;
+};
+
+class RecordedProfiler : public CountingProfiler {
+ public:
+  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters)
+      : spec_(spec), counters_(std::move(counters)) {}
+
+  std::optional<double> elapsed_s() const override { return std::nullopt; }
+
+  double expected_cost_s(uint64_t config_index) const override {
+    auto found = counters_.find(config_index);
+    return found == counters_.end() ? 0 : found->second.wall_s;
+  }
+
+  VariantProfile profile(const Measurement& measured) override {
+    auto found = counters_.find(measured.config_index);
+    if (found == counters_.end()) {
+      VariantProfile none;
+      none.message = "no counters recorded for " + measured.config;
+      return count(none);
+    }
+    VariantProfile profile = variant_profile(spec_, found->second.values);
+    profile.cost_s = found->second.wall_s;
+    return count(profile);
+  }
+
+ private:
+  std::string what() const override { return "recorded counters"; }
+
+  Spec spec_;
+  std::map<uint64_t, StoredCounters> counters_;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
+                                                  const std::string& spec_path,
+                                                  const ProblemOverrides& overrides, Store& store,
+                                                  const DeviceInfo& device, NcuLaunch launch) {
+  return std::make_unique<NcuProfiler>(problem, spec_path, overrides, store, device,
+                                       std::move(launch));
+}
+
+std::unique_ptr<SearchProfiler> make_recorded_profiler(
+    const Spec& spec, std::map<uint64_t, StoredCounters> counters) {
+  return std::make_unique<RecordedProfiler>(spec, std::move(counters));
+}
+
+}  // namespace gputune

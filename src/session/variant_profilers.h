@@ -1,0 +1,37 @@
+#pragma once
+// The profilers a search's strategy gets (--strategy bottleneck): ncu on the GPU, or the
+// counters a recording or database holds, for a replay.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gputune/device.h"
+#include "session/variant_counters.h"
+#include "space/problem.h"
+#include "store/store.h"
+#include "strategy/variant_profiler.h"
+
+namespace gputune {
+
+class SearchProfiler : public VariantProfiler {
+ public:
+  // One line for the user after a search: what was profiled and what it cost, or why nothing
+  // was; "" when nothing was asked for.
+  virtual std::string summary(double search_wall_s) const = 0;
+};
+
+// Profiles with ncu and stores the counters with the workload's measurements in `store`. The
+// budget's clock starts now. `spec_path` and `overrides` are what `gputune profile-launch`
+// rebuilds the problem from; a spec without a file cannot be profiled (the profile says so).
+std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
+                                                  const std::string& spec_path,
+                                                  const ProblemOverrides& overrides, Store& store,
+                                                  const DeviceInfo& device, NcuLaunch launch);
+
+// Answers from recorded counters (a recording's or a database's), charging what they cost when
+// they were taken; a variant without counters has none, at no cost.
+std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,
+                                                       std::map<uint64_t, StoredCounters> counters);
+
+}  // namespace gputune

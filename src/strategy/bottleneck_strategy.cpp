@@ -1,0 +1,177 @@
+#include "strategy/bottleneck_strategy.h"
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "strategy/acquisition.h"
+#include "strategy/registry.h"
+
+namespace gputune {
+
+struct BottleneckStrategy::Impl {
+  // The proposals of one propose() call, until all are observed.
+  struct Batch {
+    size_t remaining = 0;
+    std::optional<Measurement> best;
+  };
+  // What steers: the fastest profiled variant, and the dimensions its remedies change.
+  struct Steer {
+    double median_ms = 0;
+    uint64_t index = 0;
+    std::vector<int> dimensions;
+  };
+
+  explicit Impl(uint64_t seed, BottleneckStrategyOptions o)
+      : options(std::move(o)), model(seed, options.model) {}
+
+  BottleneckStrategyOptions options;
+  ModelStrategy model;
+  const SearchSpace* space = nullptr;
+  VariantProfiler* profiler = nullptr;
+  bool refused = false;
+  double simulated_s = 0;  // the measurements' own times, where the profiler has no clock
+  size_t next_batch = 0;
+  std::unordered_map<size_t, Batch> batches;
+  std::unordered_map<uint64_t, size_t> batch_of;
+  std::optional<Measurement> pending;  // a batch's best, waiting for an idle GPU
+  std::unordered_set<uint64_t> profiled;
+  std::optional<Steer> steer;
+  BottleneckStrategyStats stats;
+
+  double elapsed() const { return profiler->elapsed_s().value_or(simulated_s); }
+
+  bool within_budget(uint64_t index) const {
+    return stats.profile_s + profiler->expected_cost_s(index) <= options.profile_share * elapsed();
+  }
+
+  // A profile explains one variant; only a variant faster than the one that steers now can
+  // change the steering, so slower batch bests are not worth the budget.
+  bool worth_profiling(const Measurement& m) const {
+    return !profiled.count(m.config_index) && (!steer || m.median_ms() < steer->median_ms);
+  }
+
+  void offer(const Measurement& best) {
+    if (profiler == nullptr || refused || !worth_profiling(best)) return;
+    if (pending) {
+      if (pending->median_ms() <= best.median_ms()) return;
+      ++stats.over_budget;  // the GPU stayed busy or the budget short until a better one came
+    }
+    pending = best;
+  }
+
+  void steer_by(const Measurement& m, const VariantProfile& profile) {
+    Steer next;
+    next.median_ms = m.median_ms();
+    next.index = m.config_index;
+    for (const std::string& knob : profile.knobs) {
+      const int dimension = space->dimension_index(knob);
+      if (dimension >= 0) next.dimensions.push_back(dimension);
+    }
+    stats.step = profile.step;
+    stats.knobs = profile.knobs;
+    steer = next;
+    if (next.dimensions.empty()) {
+      model.set_acquisition_weight({});
+      return;
+    }
+    const SearchSpace* s = space;
+    const std::vector<size_t> reference = s->decode(next.index);
+    const double weight = options.steer_weight;
+    model.set_acquisition_weight(
+        [s, reference, dimensions = next.dimensions, weight](uint64_t candidate) {
+          const std::vector<size_t> digits = s->decode(candidate);
+          for (int d : dimensions) {
+            if (digits[d] != reference[d]) return weight;
+          }
+          return 1.0;
+        });
+  }
+};
+
+BottleneckStrategy::BottleneckStrategy(uint64_t seed, BottleneckStrategyOptions options)
+    : impl_(std::make_unique<Impl>(seed, std::move(options))) {}
+
+BottleneckStrategy::~BottleneckStrategy() = default;
+
+void BottleneckStrategy::start(const StrategyContext& context) {
+  Impl& s = *impl_;
+  s.model.start(context);
+  s.model.set_acquisition_weight({});
+  s.space = &context.space;
+  s.profiler = context.profiler;
+  s.refused = false;
+  s.simulated_s = 0;
+  s.next_batch = 0;
+  s.batches.clear();
+  s.batch_of.clear();
+  s.pending.reset();
+  s.profiled.clear();
+  s.steer.reset();
+  s.stats = {};
+}
+
+std::vector<uint64_t> BottleneckStrategy::propose(size_t max_batch) {
+  Impl& s = *impl_;
+  std::vector<uint64_t> batch = s.model.propose(max_batch);
+  if (batch.empty()) return batch;
+  const size_t id = s.next_batch++;
+  s.batches[id].remaining = batch.size();
+  for (uint64_t index : batch) s.batch_of[index] = id;
+  return batch;
+}
+
+void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
+  Impl& s = *impl_;
+  s.model.observe(results);
+  for (const Measurement& m : results) {
+    s.simulated_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
+    auto found = s.batch_of.find(m.config_index);
+    if (found == s.batch_of.end()) continue;
+    const size_t id = found->second;
+    s.batch_of.erase(found);
+    Impl::Batch& batch = s.batches[id];
+    double log_ms = 0;
+    if (ok_log_time(m, &log_ms) && (!batch.best || m.median_ms() < batch.best->median_ms())) {
+      batch.best = m;
+    }
+    if (--batch.remaining > 0) continue;
+    if (batch.best) s.offer(*batch.best);
+    s.batches.erase(id);
+  }
+}
+
+bool BottleneckStrategy::wants_idle_gpu() const {
+  const Impl& s = *impl_;
+  return s.pending && s.profiler != nullptr && !s.refused &&
+         s.within_budget(s.pending->config_index);
+}
+
+void BottleneckStrategy::use_idle_gpu() {
+  Impl& s = *impl_;
+  if (!wants_idle_gpu()) return;
+  const Measurement m = *s.pending;
+  s.pending.reset();
+  s.stats.elapsed_s = s.elapsed();
+  const VariantProfile profile = s.profiler->profile(m);
+  s.profiled.insert(m.config_index);
+  s.stats.profile_s += profile.cost_s;
+  if (!profile.ok) {
+    ++s.stats.failed;
+    s.stats.message = profile.message;
+    s.refused = profile.unavailable;
+    return;
+  }
+  ++s.stats.profiled;
+  if (!s.steer || m.median_ms() < s.steer->median_ms) s.steer_by(m, profile);
+}
+
+const BottleneckStrategyStats& BottleneckStrategy::stats() const { return impl_->stats; }
+const ModelStrategy& BottleneckStrategy::model() const { return impl_->model; }
+
+namespace {
+const StrategyRegistrar kRegistrar{
+    {"bottleneck", 55, [](uint64_t seed) { return std::make_unique<BottleneckStrategy>(seed); }}};
+}  // namespace
+
+}  // namespace gputune

@@ -1,0 +1,54 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strategy/model_strategy.h"
+
+namespace gputune {
+
+struct BottleneckStrategyOptions {
+  // Profiling may take at most this share of the search's wall time so far.
+  double profile_share = 0.10;
+  // A candidate that changes a knob addressing the current bottleneck has its expected
+  // improvement multiplied by this.
+  double steer_weight = 3.0;
+  ModelStrategyOptions model;
+};
+
+struct BottleneckStrategyStats {
+  size_t profiled = 0;     // variants with counters
+  size_t failed = 0;       // profiles that gave none
+  size_t over_budget = 0;  // batches whose best was not profiled for the budget
+  double profile_s = 0;    // what profiling cost
+  double elapsed_s = 0;    // the wall time the budget was last a share of
+  std::string step;        // the bottleneck it steers by ("" before the first)
+  std::vector<std::string> knobs;
+  std::string message;  // the last profile's reason for having no counters
+};
+
+// The bottleneck method as a search: the model strategy proposes; the best variant of each
+// batch is profiled (within a share of the wall time), and the verdict of the fastest
+// profiled variant steers the model towards candidates that change the knobs addressing its
+// bottleneck. Without a profiler (or once it is refused) it is the model strategy.
+class BottleneckStrategy : public Strategy {
+ public:
+  explicit BottleneckStrategy(uint64_t seed, BottleneckStrategyOptions options = {});
+  ~BottleneckStrategy() override;
+
+  void start(const StrategyContext& context) override;
+  std::vector<uint64_t> propose(size_t max_batch) override;
+  void observe(const std::vector<Measurement>& results) override;
+  bool wants_idle_gpu() const override;
+  void use_idle_gpu() override;
+
+  const BottleneckStrategyStats& stats() const;
+  const ModelStrategy& model() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gputune

@@ -1,0 +1,116 @@
+#include "analysis/bottleneck.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analysis/bottleneck_report.h"
+#include "analysis/ncu_csv.h"
+#include "analysis/remedies.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+BottleneckAnalysis analyse(const std::string& name) {
+  std::ifstream in(test::source_dir() + "/tests/fixtures/ncu/" + name + ".raw.csv");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto kernels = parse_ncu_raw_csv(text.str(), name);
+  EXPECT_EQ(kernels.size(), 1u);
+  const BottleneckAnalysis analysis = classify_bottleneck(kernels.at(0).values);
+  EXPECT_TRUE(analysis.missing.empty()) << name << " lacks " << analysis.missing.front();
+  return analysis;
+}
+
+bool has(const std::vector<Remedy>& remedies, Remedy remedy) {
+  return std::find(remedies.begin(), remedies.end(), remedy) != remedies.end();
+}
+
+TEST(Bottleneck, CopyIsMemoryBoundAtEightyPercentOfDramPeakOrMore) {
+  const BottleneckAnalysis a = analyse("copy");
+  EXPECT_EQ(a.step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(a.bandwidth_bound);
+  EXPECT_GE(a.dram_pct, 80);
+  EXPECT_NEAR(a.dram_pct, 90.1, 0.1);
+}
+
+TEST(Bottleneck, TransposeWithoutPaddingHasBankConflictsAndPaddingIsTheRemedy) {
+  const BottleneckAnalysis a = analyse("transpose_pad0");
+  EXPECT_EQ(a.step, BottleneckStep::kSharedMemory);
+  EXPECT_GT(a.conflicts_per_request, 10);  // 32-way conflicts on half the requests
+  ASSERT_FALSE(a.remedies.empty());
+  EXPECT_EQ(a.remedies.front(), Remedy::kPadding);
+}
+
+TEST(Bottleneck, PaddedTransposeHasNoConflictsLeftAndIsMemoryBound) {
+  const BottleneckAnalysis a = analyse("transpose_pad1");
+  EXPECT_LT(a.conflicts_per_request, 0.1);
+  EXPECT_EQ(a.step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(a.bandwidth_bound);
+}
+
+TEST(Bottleneck, GemvBaselineDoesNotHideGlobalMemoryLatency) {
+  const BottleneckAnalysis a = analyse("gemv_base");
+  EXPECT_EQ(a.step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(a.latency_bound);
+  EXPECT_LT(a.achieved_occupancy, a.required_occupancy);
+  EXPECT_TRUE(has(a.remedies, Remedy::kThreadParallelism));
+}
+
+TEST(Bottleneck, BestSgemmIsInstructionBound) {
+  const BottleneckAnalysis a = analyse("sgemm_best");
+  EXPECT_EQ(a.step, BottleneckStep::kInstructions);
+  EXPECT_GE(a.issue_active_pct, 70);
+  EXPECT_EQ(a.pipe_utilisation.at(0).first, "fma");
+  EXPECT_EQ(a.occupancy_limiter, "registers");
+}
+
+// The issue expected the global-memory step for the naive SGEMM. Its counters say otherwise
+// (docs/bottleneck.md): occupancy is full (99.9%) against 5.7% required, DRAM at 4.7%; it is
+// latency bound on barriers with the LSU pipe at 69%. The test pins what the numbers say.
+TEST(Bottleneck, NaiveSgemmCountersAsCaptured) {
+  const BottleneckAnalysis a = analyse("sgemm_naive");
+  EXPECT_NEAR(a.achieved_occupancy, 0.9985, 1e-3);
+  EXPECT_NEAR(a.required_occupancy, 0.057, 0.002);
+  EXPECT_FALSE(a.latency_bound);
+  EXPECT_FALSE(a.bandwidth_bound);
+  EXPECT_EQ(a.stall_shares.at(0).first, "barrier");
+  EXPECT_EQ(a.step, BottleneckStep::kLatency);
+}
+
+TEST(Bottleneck, RequiredOccupancyFollowsTheFormula) {
+  CounterValues c;
+  c["smsp__inst_executed.sum"] = 1000;
+  c["smsp__sass_inst_executed_op_global_ld.sum"] = 50;
+  c["smsp__sass_inst_executed_op_global_st.sum"] = 50;
+  c["sm__warps_active.avg.pct_of_peak_sustained_active"] = 40;
+  const BottleneckAnalysis a = classify_bottleneck(c, 9, 0, 64);
+  EXPECT_DOUBLE_EQ(a.required_occupancy, 0.1 * 480 / 64);
+  EXPECT_TRUE(a.latency_bound);
+  EXPECT_FALSE(a.missing.empty());
+}
+
+TEST(Bottleneck, LatencyIsLookedUpPerArchitecture) {
+  EXPECT_EQ(memory_latency_cycles(9, 0), 480);
+  EXPECT_EQ(memory_latency_cycles(8, 0), 470);
+  EXPECT_EQ(memory_latency_cycles(7, 0), 440);
+  EXPECT_EQ(memory_latency_cycles(3, 5), 600);
+}
+
+TEST(Bottleneck, ReportShowsTheStepsAndTheSpacesKnobs) {
+  Spec spec;
+  spec.parameters.push_back({"PAD", {Value(int64_t{0}), Value(int64_t{1})}, {}, false});
+  spec.remedies = {{"padding", {"PAD"}}};
+  const std::string report = format_bottleneck_report(analyse("transpose_pad0"), spec);
+  for (const char* part :
+       {"1. Global memory", "2. Shared memory  <- bottleneck", "3. Execution dependency",
+        "4. Instructions", "bank conflicts", "Verdict (shared memory)",
+        "padding shared arrays (one extra column): PAD"}) {
+    EXPECT_NE(report.find(part), std::string::npos) << part << "\n" << report;
+  }
+}
+
+}  // namespace
+}  // namespace gputune

@@ -1,0 +1,120 @@
+// The bottleneck strategy's profilers: a search that goes on without counters when ncu is
+// missing, counters taken by a (fake) ncu and stored, and a replay from recorded counters.
+#include "session/variant_profilers.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/ncu_csv.h"
+#include "gputune/session.h"
+#include "replay/replay.h"
+#include "support/synthetic_recording.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(test::source_dir() + "/tests/fixtures/ncu/" + name);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class VariantProfilersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gputune_profilers_test_" + std::to_string(getpid()));
+    spec_ = testing::write_synthetic_spec(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::string spec_;
+};
+
+TEST_F(VariantProfilersTest, ASearchGoesOnWithoutCountersWhenNcuIsMissing) {
+  Problem problem(load_spec(spec_, {}));
+  testing::SyntheticRunner runner(problem.space(), 1024, 0);
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  NcuLaunch launch;
+  launch.ncu = (dir_ / "no-such-ncu").string();
+  auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
+  SearchOptions options;
+  options.strategy = "bottleneck";
+  options.budget_evaluations = 30;
+  options.profiler = profiler.get();
+  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  EXPECT_EQ(result.evaluated.size(), 30u);
+  const std::string summary = profiler->summary(result.record.wall_s);
+  EXPECT_NE(summary.find("0 of 1 variants"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("the search went on without counters"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("GPUTUNE_NCU"), std::string::npos) << summary;
+}
+
+TEST_F(VariantProfilersTest, NcuCountersAreClassifiedAndStoredWithTheMeasurement) {
+  Problem problem(load_spec(spec_, {}));
+  testing::SyntheticRunner runner(problem.space(), 1024, 0);
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  SearchOptions options;
+  options.strategy = "brute_force";
+  options.budget_evaluations = 4;
+  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
+                     << "/tests/fixtures/ncu/transpose_pad0.raw.csv'\n";
+  chmod(ncu.c_str(), 0755);
+  NcuLaunch launch;
+  launch.ncu = ncu.string();
+  launch.self = "/bin/true";
+  auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
+  const Measurement& measured = result.evaluated.front();
+  const VariantProfile profile = profiler->profile(measured);
+  ASSERT_TRUE(profile.ok) << profile.message;
+  EXPECT_EQ(profile.step, "shared memory");
+  EXPECT_GE(profile.cost_s, 0);
+  const auto stored = store->all_counters(result.workload);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored.begin()->first, measured.config_index);
+  EXPECT_EQ(stored.begin()->second.source, "ncu");
+  EXPECT_FALSE(stored.begin()->second.values.empty());
+  EXPECT_NE(profiler->summary(10).find("1 of 1 variants"), std::string::npos);
+}
+
+TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  const KernelCounters pad0 = parse_ncu_raw_csv(fixture("transpose_pad0.raw.csv")).front();
+  for (const Measurement& m : recording.measurements) {
+    StoredCounters counters;
+    counters.source = "ncu";
+    counters.wall_s = 0.001;
+    counters.values = pad0.values;
+    recording.counters[m.config_index] = counters;
+  }
+  const std::string path = (dir_ / "with_counters.csv").string();
+  write_recording(recording, path);
+
+  SearchRequest request;
+  request.spec = spec_;
+  request.replay = path;
+  request.strategy = "bottleneck";
+  request.budget = "40";
+  const SearchOutcome outcome = search(request);
+  EXPECT_EQ(outcome.evaluated.size(), 40u);
+  EXPECT_NE(outcome.profiling.find("profiling (recorded counters)"), std::string::npos)
+      << outcome.profiling;
+  EXPECT_EQ(outcome.profiling.find(" 0 of "), std::string::npos) << outcome.profiling;
+
+  request.strategy = "model";
+  EXPECT_EQ(search(request).profiling, "");
+}
+
+}  // namespace
+}  // namespace gputune

@@ -1,0 +1,196 @@
+#include "strategy/bottleneck_strategy.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <unordered_map>
+
+#include "replay/replay.h"
+#include "strategy/registry.h"
+#include "support/synthetic_recording.h"
+#include "test_paths.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Says the same bottleneck of every variant, at a fixed cost, on a clock the test sets (or
+// none: the strategy then adds up the measurements' times).
+class FakeProfiler : public VariantProfiler {
+ public:
+  FakeProfiler(std::vector<std::string> knobs, double cost_s)
+      : knobs_(std::move(knobs)), cost_s_(cost_s) {}
+  std::optional<double> elapsed_s() const override { return clock_s; }
+  double expected_cost_s(uint64_t) const override { return cost_s_; }
+  VariantProfile profile(const Measurement& m) override {
+    asked.push_back(m.config_index);
+    VariantProfile p;
+    p.cost_s = cost_s_;
+    if (unavailable) {
+      p.message = "ncu not found";
+      p.unavailable = true;
+      return p;
+    }
+    p.ok = true;
+    p.step = "shared memory";
+    p.knobs = knobs_;
+    return p;
+  }
+
+  std::optional<double> clock_s;
+  bool unavailable = false;
+  std::vector<uint64_t> asked;
+
+ private:
+  std::vector<std::string> knobs_;
+  double cost_s_;
+};
+
+class BottleneckStrategyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() /
+                        ("gputune_bottleneck_test_" + std::to_string(getpid())));
+    const std::string spec = testing::write_synthetic_spec(*dir_);
+    auto store = open_sqlite_store(":memory:");
+    recording_ = new Recording(testing::record_synthetic(*store, spec, 4096, 0));
+    problem_ = new Problem(recording_problem(*recording_, test::source_dir()));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete problem_;
+    delete recording_;
+    delete dir_;
+  }
+
+  struct Trace {
+    std::vector<uint64_t> proposed;
+    std::vector<uint64_t> best_before;  // the best config measured before each proposal
+    double measure_s = 0;               // the measurements' own times
+  };
+
+  // Runs `strategy` against the recording for `cap` evaluations, as the search does: propose,
+  // measure, observe, then the strategy's GPU work.
+  static Trace replay(Strategy& strategy, VariantProfiler* profiler, size_t cap,
+                      FakeProfiler* clock_of = nullptr) {
+    std::unordered_map<uint64_t, Measurement> by_index;
+    for (const auto& m : recording_->measurements) by_index[m.config_index] = m;
+    StrategyContext context(problem_->space());
+    context.profiler = profiler;
+    strategy.start(context);
+    Trace trace;
+    double best = std::numeric_limits<double>::infinity();
+    uint64_t best_index = problem_->baseline_index();
+    while (trace.proposed.size() < cap) {
+      const auto proposal = strategy.propose(4);
+      if (proposal.empty()) break;
+      std::vector<Measurement> results;
+      for (uint64_t index : proposal) {
+        trace.proposed.push_back(index);
+        trace.best_before.push_back(best_index);
+        results.push_back(by_index.at(index));
+      }
+      for (const auto& m : results) {
+        trace.measure_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
+        if (clock_of != nullptr) *clock_of->clock_s += 1.0;  // a second per evaluation
+        if (m.status == Status::kOk && m.median_ms() < best) {
+          best = m.median_ms();
+          best_index = m.config_index;
+        }
+      }
+      strategy.observe(results);
+      if (strategy.wants_idle_gpu()) strategy.use_idle_gpu();
+    }
+    return trace;
+  }
+
+  // Of the proposals after the first `skip`, the share that change `knob` from the best
+  // config measured before them.
+  static double share_changing(const Trace& trace, const std::string& knob, size_t skip) {
+    const SearchSpace& space = problem_->space();
+    const int d = space.dimension_index(knob);
+    size_t changed = 0, total = 0;
+    for (size_t i = skip; i < trace.proposed.size(); ++i) {
+      ++total;
+      changed += space.decode(trace.proposed[i])[d] != space.decode(trace.best_before[i])[d];
+    }
+    return total > 0 ? static_cast<double>(changed) / total : 0;
+  }
+
+  static fs::path* dir_;
+  static Recording* recording_;
+  static Problem* problem_;
+};
+fs::path* BottleneckStrategyTest::dir_ = nullptr;
+Recording* BottleneckStrategyTest::recording_ = nullptr;
+Problem* BottleneckStrategyTest::problem_ = nullptr;
+
+TEST(BottleneckStrategyRegistry, IsRegistered) {
+  const auto names = strategy_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "bottleneck"), names.end());
+  EXPECT_NE(make_strategy("bottleneck", 1), nullptr);
+}
+
+TEST_F(BottleneckStrategyTest, ProposalsAfterAVerdictChangeItsKnobsMoreOften) {
+  // The verdict names TY; the steered search should vary it around its best more than the
+  // plain model does, after the random start.
+  double steered = 0, plain = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    FakeProfiler profiler({"TY"}, 0.0);
+    BottleneckStrategy bottleneck(seed);
+    steered += share_changing(replay(bottleneck, &profiler, 48), "TY", 12);
+    EXPECT_GT(bottleneck.stats().profiled, 0u);
+    EXPECT_EQ(bottleneck.stats().step, "shared memory");
+    ModelStrategy model(seed);
+    plain += share_changing(replay(model, nullptr, 48), "TY", 12);
+  }
+  EXPECT_GT(steered, plain * 1.15) << "steered " << steered / 8 << ", plain " << plain / 8;
+}
+
+TEST_F(BottleneckStrategyTest, WithoutAProfilerItIsTheModel) {
+  BottleneckStrategy bottleneck(3);
+  ModelStrategy model(3);
+  EXPECT_EQ(replay(bottleneck, nullptr, 40).proposed, replay(model, nullptr, 40).proposed);
+}
+
+TEST_F(BottleneckStrategyTest, ProfilingStaysWithinTenPercentOfTheMeasuredTime) {
+  // Without a clock the budget is a share of the measurements' own times (a replay).
+  const Trace probe = replay(*make_strategy("random", 1), nullptr, 60);
+  const double per_evaluation = probe.measure_s / 60;
+  FakeProfiler profiler({"TY"}, 2 * per_evaluation);  // affordable every 20 evaluations
+  BottleneckStrategy bottleneck(1);
+  const Trace trace = replay(bottleneck, &profiler, 60);
+  EXPECT_GE(bottleneck.stats().profiled, 1u);
+  EXPECT_LT(bottleneck.stats().profiled, 15u);  // not every batch
+  EXPECT_LE(bottleneck.stats().profile_s, 0.10 * trace.measure_s + 1e-9);
+}
+
+TEST_F(BottleneckStrategyTest, ProfilingStaysWithinTenPercentOfTheWallClock) {
+  FakeProfiler profiler({"TY"}, 3.0);
+  profiler.clock_s = 0.0;
+  BottleneckStrategy bottleneck(2);
+  replay(bottleneck, &profiler, 80, &profiler);
+  // 80 s of searching allows 8 s of profiling: two profiles of 3 s, at 30 s and 60 s at best.
+  EXPECT_GE(bottleneck.stats().profiled, 1u);
+  EXPECT_LE(bottleneck.stats().profiled, 2u);
+  EXPECT_LE(bottleneck.stats().profile_s, 0.10 * *profiler.clock_s);
+  EXPECT_EQ(profiler.asked.size(), bottleneck.stats().profiled);
+}
+
+TEST_F(BottleneckStrategyTest, AnUnavailableProfilerIsAskedOnceAndTheSearchGoesOn) {
+  FakeProfiler profiler({"TY"}, 0.0);
+  profiler.unavailable = true;
+  BottleneckStrategy bottleneck(4);
+  const Trace trace = replay(bottleneck, &profiler, 40);
+  EXPECT_EQ(trace.proposed.size(), 40u);
+  EXPECT_EQ(profiler.asked.size(), 1u);
+  EXPECT_EQ(bottleneck.stats().profiled, 0u);
+  EXPECT_EQ(bottleneck.stats().message, "ncu not found");
+}
+
+}  // namespace
+}  // namespace gputune
