@@ -75,7 +75,11 @@ class Search {
                    double dist, Answer* answer, std::string* why) {
     for (const ReleaseChoice* choice : ranked) {
       const auto config = c.file->configs().find(choice->config_id);
-      if (config == c.file->configs().end()) continue;
+      if (config == c.file->configs().end()) {
+        *why = "rank " + std::to_string(choice->rank) + " names config " +
+               std::to_string(choice->config_id) + ", which the file lacks";
+        continue;
+      }
       Config parsed;
       try {
         parsed = c.rules->parse_config(config->second.config_json);

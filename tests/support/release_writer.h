@@ -16,6 +16,8 @@ class ReleaseWriter {
                          int format = 1) {
     std::filesystem::remove(path);
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) throw std::runtime_error("open " + path);
+    exec("PRAGMA synchronous = OFF");  // a test file: no fsync per row
+    exec("PRAGMA journal_mode = OFF");
     exec("PRAGMA application_id = " + std::to_string(application_id));
     exec("PRAGMA user_version = " + std::to_string(format));
     exec(R"(
@@ -92,7 +94,7 @@ INSERT INTO meta VALUES ('format', '1'), ('noise_rule', 'test');
   void code(int64_t config_id, const std::string& target, const std::string& kind,
             const std::string& entry, const std::string& image) {
     insert("INSERT INTO code VALUES (" + std::to_string(config_id) + ", ?, ?, ?, ?, NULL, NULL)",
-           {target, kind, entry, image});
+           {target, kind, entry, image}, true);
   }
   void override_config(const std::string& kernel, const std::string& device_name,
                        const std::string& problem_json, const std::string& config_json) {
@@ -109,14 +111,20 @@ INSERT INTO meta VALUES ('format', '1'), ('noise_rule', 'test');
   }
 
  private:
-  void insert(const std::string& sql, std::initializer_list<std::string> texts) {
+  // Binds each as text, the last as a blob where `last_is_blob`.
+  void insert(const std::string& sql, std::initializer_list<std::string> texts,
+              bool last_is_blob = false) {
     sqlite3_stmt* s = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) {
       throw std::runtime_error(sqlite3_errmsg(db_));
     }
     int i = 1;
     for (const std::string& t : texts) {
-      sqlite3_bind_blob(s, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+      if (last_is_blob && i == static_cast<int>(texts.size())) {
+        sqlite3_bind_blob(s, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+      } else {
+        sqlite3_bind_text(s, i++, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+      }
     }
     const int result = sqlite3_step(s);
     sqlite3_finalize(s);

@@ -2,6 +2,7 @@
 // table by table (support/release_writer.h) and devices described without a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -15,12 +16,12 @@ namespace fs = std::filesystem;
 using testing::ReleaseWriter;
 
 // n must be a multiple of the tile; a block is TILE * V threads; 4 * TILE * TILE shared bytes.
-const char kSpec[] = R"({"problem": {"n": 1024},
+const char kSpec[] = R"json({"problem": {"n": 1024},
   "parameters": {"TILE": [8, 16, 32, 64], "V": [1, 2, 4], "order": ["row", "swizzle8"]},
   "constraints": ["n % TILE == 0", "TILE * V <= 256"],
   "launch": [{"kernel": "tile<TILE>", "grid": ["ceil(n / TILE)"], "block": ["TILE * V"],
               "shared_bytes": "4 * TILE * TILE"}],
-  "baseline": {"TILE": 8, "V": 1, "order": "row"}})";
+  "baseline": {"TILE": 8, "V": 1, "order": "row"}})json";
 
 std::string config(int tile, int v, const char* order = "row") {
   return "{\"TILE\":" + std::to_string(tile) + ",\"V\":" + std::to_string(v) + ",\"order\":\"" +
@@ -61,7 +62,7 @@ class SelectorTest : public ::testing::Test {
 TEST_F(SelectorTest, ExactTierAnswersWithTheStoredBestAndItsGeometry) {
   const Selector selector = Selector::open({shipped()});
   const Selection s = selector.select("tile", {{"n", 1024}}, h100());
-  EXPECT_EQ(s.tier, Tier::kExact);
+  EXPECT_EQ(s.tier, Tier::kExact) << s.explanation;
   EXPECT_EQ(s.number("TILE"), 64);
   EXPECT_EQ(s.number("V"), 2);
   EXPECT_EQ(s.text("order"), "row");
