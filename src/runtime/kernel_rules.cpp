@@ -12,7 +12,8 @@
 namespace gputune::runtime {
 namespace {
 
-using nlohmann::json;
+// Ordered: a config lists its parameters as spec_json does.
+using json = nlohmann::ordered_json;
 
 constexpr double kMaxLaunchValue = 2147483647.0;
 
