@@ -51,8 +51,7 @@ struct GPUTUNE_RUNTIME_API DeviceDescription {
 
   // Throws NoGpuError without a driver or without that device.
   static DeviceDescription current(int ordinal = 0);
-  static DeviceDescription described(std::string name, int cc_major, int cc_minor,
-                                     int sm_count);
+  static DeviceDescription described(std::string name, int cc_major, int cc_minor, int sm_count);
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 };
 
@@ -79,11 +78,11 @@ class GPUTUNE_RUNTIME_API Selection {
  public:
   Config config;  // empty only when no layer knows the kernel at all
   Tier tier = Tier::kDefault;
-  double distance = 0;        // log-ratio distance to the stored problem (0: exact)
-  double predicted_ms = -1;   // stored median or model prediction; -1: unknown
-  std::string layer;          // the release file (or "override") that answered
-  std::string explanation;    // which tier answered, and why each tier above it did not
-  ProblemValues problem;      // the problem selected for, the spec's defaults filled in
+  double distance = 0;       // log-ratio distance to the stored problem (0: exact)
+  double predicted_ms = -1;  // stored median or model prediction; -1: unknown
+  std::string layer;         // the release file (or "override") that answered
+  std::string explanation;   // which tier answered, and why each tier above it did not
+  ProblemValues problem;     // the problem selected for, the spec's defaults filled in
   std::vector<LaunchGeometry> launches;
 
   // The value of a parameter; throws RuntimeError when the config lacks it.

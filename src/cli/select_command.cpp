@@ -19,8 +19,8 @@ const char kExamples[] =
 
 std::string launch_text(const runtime::LaunchGeometry& l) {
   auto dims = [](const std::array<uint32_t, 3>& d) {
-    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
-           std::to_string(d[2]) + ")";
+    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+           ")";
   };
   return l.kernel + " grid " + dims(l.grid) + " block " + dims(l.block) + " shared " +
          std::to_string(l.dynamic_shared_bytes) + " B";
@@ -84,8 +84,8 @@ int run(const std::vector<std::string>& args) {
   for (const runtime::Parameter& p : s.config) {
     config += (config.empty() ? "" : ", ") + p.name + "=" + p.text;
   }
-  std::printf("  config: %s\n", config.empty() ? "(none: no release database holds it)"
-                                               : config.c_str());
+  std::printf("  config: %s\n",
+              config.empty() ? "(none: no release database holds it)" : config.c_str());
   for (const runtime::LaunchGeometry& l : s.launches) {
     std::printf("  launch: %s\n", launch_text(l).c_str());
   }

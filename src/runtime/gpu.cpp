@@ -128,8 +128,9 @@ void* Selection::load(size_t index) const {
                        std::to_string(launches.size()));
   }
   if (device_ordinal_ < 0) {
-    throw RuntimeError("the selection was made for a described device, not a live one: select "
-                       "with DeviceDescription::current() to load code");
+    throw RuntimeError(
+        "the selection was made for a described device, not a live one: select "
+        "with DeviceDescription::current() to load code");
   }
   return guarded([&]() -> void* {
     make_current(device_ordinal_);
@@ -181,10 +182,10 @@ void Selection::launch(void** arguments, void* stream, size_t index) const {
   const LaunchGeometry& g = launches[index];
   guarded([&] {
     if (g.dynamic_shared_bytes > 48 * 1024) {
-      cuda::check(cuda::set_function_attribute(function,
-                                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                               static_cast<int>(g.dynamic_shared_bytes)),
-                  "cuFuncSetAttribute (dynamic shared bytes)");
+      cuda::check(
+          cuda::set_function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(g.dynamic_shared_bytes)),
+          "cuFuncSetAttribute (dynamic shared bytes)");
     }
     cuda::check(cuda::api().cuLaunchKernel(function, g.grid[0], g.grid[1], g.grid[2], g.block[0],
                                            g.block[1], g.block[2], g.dynamic_shared_bytes,

@@ -165,8 +165,8 @@ KernelRules::KernelRules(const std::string& spec_json) : compiled_(std::make_uni
       out.grid.push_back(compile(expression_text(e, "grid"), c.scope, "grid"));
     }
     if (launch.contains("shared_bytes") && !launch["shared_bytes"].is_null()) {
-      out.shared_bytes = compile(expression_text(launch["shared_bytes"], "shared_bytes"), c.scope,
-                                 "shared_bytes");
+      out.shared_bytes =
+          compile(expression_text(launch["shared_bytes"], "shared_bytes"), c.scope, "shared_bytes");
     }
     if (launch.contains("when") && !launch["when"].is_null()) {
       out.when = compile(expression_text(launch["when"], "when"), c.scope, "when");
@@ -186,8 +186,7 @@ ProblemValues KernelRules::complete(const ProblemValues& given) const {
     if (!out.count(name)) {
       std::string known;
       for (const std::string& n : problem_names_) known += (known.empty() ? "" : ", ") + n;
-      throw RuntimeError("problem value '" + name + "' is not one of the kernel's (" + known +
-                         ")");
+      throw RuntimeError("problem value '" + name + "' is not one of the kernel's (" + known + ")");
     }
     out[name] = value;
   }
@@ -221,9 +220,8 @@ Config KernelRules::parse_config(const std::string& config_json, const Config* f
 }
 
 bool KernelRules::check(const Config& config, const ProblemValues& problem,
-                        const DeviceDescription& device, int registers,
-                        int static_shared_bytes, std::string* why,
-                        std::vector<LaunchGeometry>* launches) const {
+                        const DeviceDescription& device, int registers, int static_shared_bytes,
+                        std::string* why, std::vector<LaunchGeometry>* launches) const {
   auto fail = [&](const std::string& reason) {
     if (why != nullptr) *why = reason;
     return false;
@@ -283,7 +281,8 @@ bool KernelRules::check(const Config& config, const ProblemValues& problem,
                     " threads exceed the device's " +
                     std::to_string(device.max_registers_per_block) + " per block");
       }
-      const double shared = static_cast<double>(static_shared_bytes) + geometry.dynamic_shared_bytes;
+      const double shared =
+          static_cast<double>(static_shared_bytes) + geometry.dynamic_shared_bytes;
       if (device.max_shared_bytes_per_block > 0 && shared > device.max_shared_bytes_per_block) {
         return fail(number_text(shared) + " shared bytes per block exceed the device's " +
                     std::to_string(device.max_shared_bytes_per_block));

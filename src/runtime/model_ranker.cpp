@@ -18,8 +18,8 @@ ModelRanker::ModelRanker(const KernelRules& rules,
     : rules_(rules) {
   std::vector<std::vector<double>> x;
   std::vector<double> y;
-  const size_t stride = std::max<size_t>(1, (observations.size() + kMaxObservations - 1) /
-                                                kMaxObservations);
+  const size_t stride =
+      std::max<size_t>(1, (observations.size() + kMaxObservations - 1) / kMaxObservations);
   for (size_t i = 0; i < observations.size(); i += stride) {
     const ReleaseObservation& o = observations[i];
     const auto device = devices.find(o.device_id);

@@ -116,12 +116,13 @@ void ReleaseFile::read_tables() {
     while (s.step()) tables_.insert(s.text(0));
   }
   {
-    Statement s(db_, "SELECT id, name, source_hash, space_hash, spec_json FROM kernels ORDER BY id");
+    Statement s(db_,
+                "SELECT id, name, source_hash, space_hash, spec_json FROM kernels ORDER BY id");
     while (s.step()) kernels_.push_back({s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4)});
   }
   {
-    Statement s(db_,
-                "SELECT id, name, cc_major, cc_minor, sm_count, toolchain FROM devices ORDER BY id");
+    Statement s(
+        db_, "SELECT id, name, cc_major, cc_minor, sm_count, toolchain FROM devices ORDER BY id");
     while (s.step()) {
       devices_[s.integer(0)] = {s.integer(0),
                                 s.text(1),

@@ -24,7 +24,8 @@ nlohmann::ordered_json number_json(double value) {
 
 double Selection::number(const std::string& parameter) const {
   const Parameter& p = find(config, parameter);
-  if (!p.is_number) throw RuntimeError("parameter '" + parameter + "' is '" + p.text + "', not a number");
+  if (!p.is_number)
+    throw RuntimeError("parameter '" + parameter + "' is '" + p.text + "', not a number");
   return p.number;
 }
 

@@ -71,8 +71,8 @@ class Search {
       : state_(state), device_(device), problem_(problem) {}
 
   // The first valid config among the ranked choices of one stored problem point.
-  bool first_valid(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked,
-                   double dist, Answer* answer, std::string* why) {
+  bool first_valid(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
+                   Answer* answer, std::string* why) {
     for (const ReleaseChoice* choice : ranked) {
       const auto config = c.file->configs().find(choice->config_id);
       if (config == c.file->configs().end()) {
@@ -224,8 +224,8 @@ class Search {
       return false;
     }
     const std::vector<double> predicted = ranker->predict_ms(configs, problem_, device_.sm_count);
-    const size_t best = static_cast<size_t>(
-        std::min_element(predicted.begin(), predicted.end()) - predicted.begin());
+    const size_t best = static_cast<size_t>(std::min_element(predicted.begin(), predicted.end()) -
+                                            predicted.begin());
     answer->config = configs[best];
     answer->launches = geometry[best];
     answer->predicted_ms = predicted[best];
@@ -243,8 +243,8 @@ class Search {
   const ProblemValues& problem_;
 };
 
-bool override_matches(const Override& o, const std::string& kernel,
-                      const DeviceDescription& device, const ProblemValues& problem) {
+bool override_matches(const Override& o, const std::string& kernel, const DeviceDescription& device,
+                      const ProblemValues& problem) {
   if (o.kernel != kernel) return false;
   if (o.device_name != "*" && o.device_name != device.name) return false;
   for (const auto& [name, value] : o.problem) {
@@ -319,8 +319,7 @@ std::vector<std::string> Selector::warnings() const {
 }
 
 Selection Selector::select(const std::string& kernel, const ProblemValues& problem_given,
-                           const DeviceDescription& device,
-                           const std::string& source_hash) const {
+                           const DeviceDescription& device, const std::string& source_hash) const {
   SelectorState& state = *state_;
   const std::string key = memo_key(kernel, problem_given, device, source_hash);
   {
@@ -478,10 +477,18 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
       std::string why;
       bool hit = false;
       switch (step) {
-        case Tier::kExact: hit = search.exact(c, &answer, &why, true); break;
-        case Tier::kNearestProblem: hit = search.exact(c, &answer, &why, false); break;
-        case Tier::kSameFamily: hit = search.family(c, &answer, &why); break;
-        default: hit = search.model(c, c.layer, &answer, &why); break;
+        case Tier::kExact:
+          hit = search.exact(c, &answer, &why, true);
+          break;
+        case Tier::kNearestProblem:
+          hit = search.exact(c, &answer, &why, false);
+          break;
+        case Tier::kSameFamily:
+          hit = search.family(c, &answer, &why);
+          break;
+        default:
+          hit = search.model(c, c.layer, &answer, &why);
+          break;
       }
       if (hit) {
         tier = step;
@@ -503,8 +510,8 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
     if (c.rules->check(answer.config, out.problem, device, 0, 0, &reason, &answer.launches)) {
       answer.detail = "the spec's baseline";
     } else {
-      answer.detail = "the spec's baseline, which is not valid here either (" + reason +
-                      "): do not launch it";
+      answer.detail =
+          "the spec's baseline, which is not valid here either (" + reason + "): do not launch it";
     }
     for (const auto& [id, stored] : c.file->configs()) {
       if (stored.kernel_id == c.kernel->id && stored.is_baseline) answer.config_id = id;
@@ -528,8 +535,7 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
   out.launches = answer.launches;
   if (from != nullptr) {
     out.layer_index_ = static_cast<int>(from->layer);
-    if (answer.config_id >= 0 && !out.launches.empty() &&
-        from->file->has_code(answer.config_id)) {
+    if (answer.config_id >= 0 && !out.launches.empty() && from->file->has_code(answer.config_id)) {
       out.code_config_id_ = answer.config_id;
     }
   }
@@ -549,12 +555,18 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
 
 const char* tier_name(Tier tier) {
   switch (tier) {
-    case Tier::kOverride: return "override";
-    case Tier::kExact: return "exact";
-    case Tier::kNearestProblem: return "nearest_problem";
-    case Tier::kSameFamily: return "same_family";
-    case Tier::kModel: return "model";
-    case Tier::kDefault: return "default";
+    case Tier::kOverride:
+      return "override";
+    case Tier::kExact:
+      return "exact";
+    case Tier::kNearestProblem:
+      return "nearest_problem";
+    case Tier::kSameFamily:
+      return "same_family";
+    case Tier::kModel:
+      return "model";
+    case Tier::kDefault:
+      return "default";
   }
   return "default";
 }

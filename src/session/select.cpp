@@ -31,8 +31,8 @@ runtime::DeviceDescription device_of(const SelectRequest& request) {
   const size_t dot = request.cc.find('.');
   char* end = nullptr;
   const long major = std::strtol(request.cc.c_str(), &end, 10);
-  const long minor = dot == std::string::npos ? 0 : std::strtol(request.cc.c_str() + dot + 1,
-                                                                 &end, 10);
+  const long minor =
+      dot == std::string::npos ? 0 : std::strtol(request.cc.c_str() + dot + 1, &end, 10);
   if (major <= 0 || *end != '\0') {
     throw Error(ErrorCode::kUsage, "--cc '" + request.cc +
                                        "' is not a compute capability; expected MAJOR.MINOR, "

@@ -12,8 +12,7 @@ namespace gputune::testing {
 
 class ReleaseWriter {
  public:
-  explicit ReleaseWriter(const std::string& path, int application_id = 0x47545245,
-                         int format = 1) {
+  explicit ReleaseWriter(const std::string& path, int application_id = 0x47545245, int format = 1) {
     std::filesystem::remove(path);
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) throw std::runtime_error("open " + path);
     exec("PRAGMA synchronous = OFF");  // a test file: no fsync per row
@@ -80,9 +79,8 @@ INSERT INTO meta VALUES ('format', '1'), ('noise_rule', 'test');
               int64_t config_id, double median_ms, int registers = 32, int shared_bytes = 0) {
     insert("INSERT INTO choices VALUES (" + std::to_string(kernel_id) + ", " +
                std::to_string(device_id) + ", ?, " + std::to_string(rank) + ", " +
-               std::to_string(config_id) + ", " + std::to_string(median_ms) +
-               ", 0.01, 1.5, 0.1, " + std::to_string(registers) + ", " +
-               std::to_string(shared_bytes) + ", 'test')",
+               std::to_string(config_id) + ", " + std::to_string(median_ms) + ", 0.01, 1.5, 0.1, " +
+               std::to_string(registers) + ", " + std::to_string(shared_bytes) + ", 'test')",
            {problem_json});
   }
   void observation(int64_t kernel_id, int64_t device_id, const std::string& problem_json,

@@ -25,11 +25,9 @@ const char kTransposeSpec[] = R"json({"problem": {"n": 8192},
 class SelectCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    file_ = (fs::temp_directory_path() / ("gputune_select_" + std::to_string(::getpid()) + "_" +
-                                          ::testing::UnitTest::GetInstance()
-                                              ->current_test_info()
-                                              ->name() +
-                                          ".gtrel"))
+    file_ = (fs::temp_directory_path() /
+             ("gputune_select_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".gtrel"))
                 .string();
     const Spec spec = open_spec(test::source_dir() + "/spaces/transpose.yaml");
     testing::ReleaseWriter w(file_);
@@ -80,8 +78,7 @@ TEST_F(SelectCommandTest, BadInputIsAWarningUnlessStrict) {
 TEST_F(SelectCommandTest, APartialDeviceDescriptionNamesWhatIsMissing) {
   const auto r = run_gputune("select transpose --db " + file_ + " --device-name X");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--device-name, --cc and --sm-count together"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("--device-name, --cc and --sm-count together"), std::string::npos) << r.err;
   const auto help = run_gputune("select --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--sm-count"), std::string::npos);

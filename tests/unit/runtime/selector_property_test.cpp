@@ -120,7 +120,8 @@ TEST_F(PropertyTest, ManyThreadsGetTheAnswersOneThreadGets) {
   std::vector<ProblemValues> problems;
   for (int i = 1; i <= 50; ++i) problems.push_back({{"m", 64.0 * i}, {"n", 32.0 * (51 - i)}});
   std::vector<std::string> expected;
-  for (const ProblemValues& p : problems) expected.push_back(reference.select("k", p, h100).to_json());
+  for (const ProblemValues& p : problems)
+    expected.push_back(reference.select("k", p, h100).to_json());
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 16; ++t) {
