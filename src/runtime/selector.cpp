@@ -254,25 +254,30 @@ bool override_matches(const Override& o, const std::string& kernel, const Device
   return true;
 }
 
+// Raw bytes, not text: building the key is most of a memoized lookup's cost.
 std::string memo_key(const std::string& kernel, const ProblemValues& problem,
                      const DeviceDescription& d, const std::string& source_hash) {
-  std::string key = kernel;
-  key += '\x1f';
-  key += source_hash;
-  key += '\x1f';
-  key += d.name;
-  for (const int v : {d.cc_major, d.cc_minor, d.sm_count, d.max_threads_per_block,
-                      d.max_registers_per_block, d.max_shared_bytes_per_block, d.ordinal}) {
-    key += '\x1f';
-    key += std::to_string(v);
-  }
-  for (const auto& [name, value] : problem) {
-    key += '\x1f';
-    key += name;
-    key += '=';
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.17g", value);
+  std::string key;
+  key.reserve(kernel.size() + source_hash.size() + d.name.size() + 64 + problem.size() * 16);
+  auto add_text = [&](const std::string& text) {
+    const uint32_t size = static_cast<uint32_t>(text.size());
+    key.append(reinterpret_cast<const char*>(&size), sizeof(size));
     key += text;
+  };
+  add_text(kernel);
+  add_text(source_hash);
+  add_text(d.name);
+  const int numbers[] = {d.cc_major,
+                         d.cc_minor,
+                         d.sm_count,
+                         d.max_threads_per_block,
+                         d.max_registers_per_block,
+                         d.max_shared_bytes_per_block,
+                         d.ordinal};
+  key.append(reinterpret_cast<const char*>(numbers), sizeof(numbers));
+  for (const auto& [name, value] : problem) {
+    add_text(name);
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
   }
   return key;
 }
