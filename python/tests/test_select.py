@@ -40,7 +40,9 @@ CREATE TABLE observations (kernel_id INTEGER, device_id INTEGER, problem_json TE
   config_json TEXT, median_ms REAL);
 CREATE TABLE overrides (kernel TEXT, device_name TEXT, problem_json TEXT, config_json TEXT);
 """)
-    db.execute("INSERT INTO kernels VALUES (1, 'transpose', 'x', 'y', ?)", (json.dumps(SPEC),))
+    # A name that is no shipped spec's: a shipped spec's name is selected with its source hash.
+    db.execute("INSERT INTO kernels VALUES (1, 'tiled_transpose', 'x', 'y', ?)",
+               (json.dumps(SPEC),))
     db.execute("INSERT INTO devices VALUES (1, 'NVIDIA H100', 9, 0, 132, '13.0')")
     db.execute("INSERT INTO configs VALUES (1, 1, '{\"TILE\":32,\"VEC\":1}', 1)")
     db.execute("INSERT INTO configs VALUES (2, 1, '{\"TILE\":64,\"VEC\":4}', 0)")
@@ -53,33 +55,34 @@ CREATE TABLE overrides (kernel TEXT, device_name TEXT, problem_json TEXT, config
 
 def test_select_answers_with_tier_config_and_geometry(tmp_path):
     db = release_file(str(tmp_path / "r.gtrel"))
-    exact = gputune.select("transpose", db=db, n=4096, **H100)
+    exact = gputune.select("tiled_transpose", db=db, n=4096, **H100)
     assert exact["tier"] == "exact"
     assert exact["config"] == {"TILE": 64, "VEC": 4}
     assert exact["launches"][0]["grid"] == [64, 64, 1]
-    nearest = gputune.select("transpose", db=[db], n=6144, **H100)
+    nearest = gputune.select("tiled_transpose", db=[db], n=6144, **H100)
     assert nearest["tier"] == "nearest_problem"
     assert "exact:" in nearest["explanation"]
-    missed = gputune.select("transpose", db=db, n=6000, **H100)  # no multiple of 64 or 32
+    missed = gputune.select("tiled_transpose", db=db, n=6000, **H100)  # 64 and 32 divide not
     assert missed["tier"] == "default"
 
 
 def test_bad_input_warns_or_raises_in_strict_mode(tmp_path):
     with pytest.warns(RuntimeWarning, match="not found"):
-        answer = gputune.select("transpose", db=str(tmp_path / "none.gtrel"), n=4096, **H100)
+        answer = gputune.select("tiled_transpose", db=str(tmp_path / "none.gtrel"), n=4096,
+                                **H100)
     assert answer["tier"] == "default"
     with pytest.raises(gputune.Error, match="not found"):
-        gputune.select("transpose", db=str(tmp_path / "none.gtrel"), strict=True, **H100)
+        gputune.select("tiled_transpose", db=str(tmp_path / "none.gtrel"), strict=True, **H100)
     with pytest.raises(gputune.UsageError, match="--sm-count"):
-        gputune.select("transpose", db=str(tmp_path / "none.gtrel"), device_name="X")
+        gputune.select("tiled_transpose", db=str(tmp_path / "none.gtrel"), device_name="X")
 
 
 @pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="no gputune program at %s" % CLI)
 def test_python_and_the_cli_agree(tmp_path):
     db = release_file(str(tmp_path / "r.gtrel"))
     for n in (4096, 5000, 6144, 12288):
-        done = subprocess.run([CLI, "select", "transpose", "--set", "n=%d" % n, "--db", db,
+        done = subprocess.run([CLI, "select", "tiled_transpose", "--set", "n=%d" % n, "--db", db,
                                "--device-name", "NVIDIA H100", "--cc", "9.0", "--sm-count",
                                "132", "--json"], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout) == gputune.select("transpose", db=db, n=n, **H100)
+        assert json.loads(done.stdout) == gputune.select("tiled_transpose", db=db, n=n, **H100)

@@ -407,21 +407,24 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
       std::shared_lock<std::shared_mutex> lock(state.overrides_mutex);
       for (const Override& o : state.overrides) overrides.emplace_back(o, "override");
     }
-    for (const Candidate& c : candidates) {
-      for (const ReleaseOverride& stored : c.file->overrides()) {
+    // Every layer's overrides, also of a file that holds nothing else (a user's).
+    const KernelRules& rules = *candidates.front().rules;
+    for (const auto& file : state.layers) {
+      for (const ReleaseOverride& stored : file->overrides()) {
+        if (stored.kernel != kernel) continue;
         Override o;
         o.kernel = stored.kernel;
         o.device_name = stored.device_name;
         try {
           if (stored.problem_json != "*") o.problem = parse_problem_json(stored.problem_json);
-          const Config parsed = c.rules->parse_config(stored.config_json, &c.rules->baseline());
+          const Config parsed = rules.parse_config(stored.config_json, &rules.baseline());
           for (const Parameter& p : parsed) o.config[p.name] = p.text;
         } catch (const RuntimeError& e) {
-          state.warn("release database " + c.file->path() + ": an override of '" + kernel +
+          state.warn("release database " + file->path() + ": an override of '" + kernel +
                      "': " + e.what());
           continue;
         }
-        overrides.emplace_back(std::move(o), c.file->path());
+        overrides.emplace_back(std::move(o), file->path());
       }
     }
     std::string why = "none matches";

@@ -204,7 +204,7 @@ TEST_F(SelectorTest, OverridesWinWhereValid) {
   const std::string user = path("user.gtrel");
   {
     ReleaseWriter w(user);
-    w.kernel("tile", kSpec);
+    // A user file of overrides only: the kernel's rules come from the shipped file.
     w.override_config("tile", "*", "*", "{\"TILE\":16}");
   }
   Selector selector = Selector::open({user, shipped()});
