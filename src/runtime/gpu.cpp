@@ -43,7 +43,12 @@ auto guarded(Body body) -> decltype(body()) {
   } catch (const RuntimeError&) {
     throw;
   } catch (const Error& e) {
-    if (e.code() == ErrorCode::kNoGpu) throw NoGpuError(e.what());
+    if (e.code() == ErrorCode::kNoGpu) {
+      // The driver wrapper's advice is for gputune's command line, not an application's.
+      std::string message = e.what();
+      message = message.substr(0, message.find(" Measuring needs"));
+      throw NoGpuError(message);
+    }
     throw RuntimeError(e.what());
   }
 }
