@@ -300,5 +300,32 @@ TEST_F(SelectorTest, LoadingWithoutCodeSaysHowToEmbedIt) {
   }
 }
 
+TEST_F(SelectorTest, EmbeddedCodeIsOfferedAndLoadsOnlyForALiveDevice) {
+  const std::string file = path("code.gtrel");
+  {
+    ReleaseWriter w(file);
+    const int64_t k = w.kernel("tile", kSpec);
+    const int64_t d = w.device("NVIDIA H100", 9, 0, 132);
+    const int64_t with_code = w.config(k, config(64, 2));
+    w.choice(k, d, problem(1024), 0, with_code, 0.5);
+    w.choice(k, d, problem(4096), 0, w.config(k, config(32, 1)), 0.5);
+    w.code(with_code, "sm_90", "cubin", "tile_64",
+           std::string("\x7f"
+                       "ELF\0\1",
+                       6));
+  }
+  const Selector selector = Selector::open({file});
+  const Selection s = selector.select("tile", {{"n", 1024}}, h100());
+  EXPECT_TRUE(s.has_code());
+  EXPECT_NE(s.to_json().find("\"has_code\":true"), std::string::npos);
+  try {
+    s.load();
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("described device"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(selector.select("tile", {{"n", 4096}}, h100()).has_code());
+}
+
 }  // namespace
 }  // namespace gputune::runtime
