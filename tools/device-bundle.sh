@@ -36,6 +36,7 @@ ninja -C "$build" -j "${JOBS:-1}"
 rm -rf .device
 mkdir -p "$stage"
 cp "$build/gputune" "$stage/"
+cp "$build/gputune_runtime_select" "$stage/"  # tests/gpu/runtime_example_test.cpp runs it
 find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -exec cp {} "$stage/" \;
 for tool in bench/gputune_bench gputune_strategy_bench gputune_fill_bench; do
   if [ -x "$build/$tool" ]; then cp "$build/$tool" "$stage/"; fi

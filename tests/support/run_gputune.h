@@ -19,10 +19,11 @@ struct CommandResult {
   std::string out, err;
 };
 
-inline CommandResult run_gputune(const std::string& args) {
+// Runs a shell command line, keeping stdout and stderr apart.
+inline CommandResult run_command(const std::string& command_line) {
   namespace fs = std::filesystem;
   fs::path err_file = fs::temp_directory_path() / ("gputune_cli_err_" + std::to_string(getpid()));
-  std::string command = test::gputune_binary() + " " + args + " 2>" + err_file.string();
+  std::string command = command_line + " 2>" + err_file.string();
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");
   std::array<char, 4096> buffer;
@@ -35,6 +36,10 @@ inline CommandResult run_gputune(const std::string& args) {
   result.err.assign(std::istreambuf_iterator<char>(in), {});
   fs::remove(err_file);
   return result;
+}
+
+inline CommandResult run_gputune(const std::string& args) {
+  return run_command(test::gputune_binary() + " " + args);
 }
 
 }  // namespace gputune::testing

@@ -24,10 +24,11 @@ so far is in the database; search() and tune() then return the partial Results, 
 from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuError, NvrtcError,
                       SpecError, UsageError)
 from .results import Results
+from .select import select
 from .session import gpus, load, search, strategies, workloads
 from .tuning import Arg, Constant, Out, tune
 
-__all__ = ["search", "tune", "load", "workloads", "gpus", "Results", "Arg", "Constant", "Out",
+__all__ = ["search", "tune", "select", "load", "workloads", "gpus", "Results", "Arg", "Constant", "Out",
            "Error",
            "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
            "IoError", "InternalError", "strategies"]

@@ -17,6 +17,7 @@
 
 #include "gputune/error.h"
 #include "gputune/results.h"
+#include "gputune/select.h"
 #include "gputune/session.h"
 #include "gputune/spec.h"
 
@@ -594,4 +595,23 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
   m.def("nvrtc_version", &nvrtc_toolchain_version);
+  m.def(
+      "select",
+      [](const std::string& spec_or_kernel, const ProblemOverrides& overrides,
+         const std::vector<std::string>& dbs, const std::string& device_name, const std::string& cc,
+         int sm_count, bool strict) {
+        SelectRequest request{spec_or_kernel, overrides, dbs, device_name, cc, sm_count, strict};
+        SelectOutcome outcome;
+        try {
+          outcome = select_config(request);
+        } catch (const runtime::RuntimeError& e) {
+          throw Error(ErrorCode::kDb, e.what());
+        }
+        py::dict out;
+        out["json"] = outcome.selection.to_json();
+        out["warnings"] = outcome.warnings;
+        return out;
+      },
+      py::arg("spec_or_kernel"), py::arg("overrides"), py::arg("dbs"), py::arg("device_name"),
+      py::arg("cc"), py::arg("sm_count"), py::arg("strict"));
 }

@@ -1,0 +1,87 @@
+#include "gputune/select.h"
+
+#include <cstdlib>
+
+#include "gputune/error.h"
+#include "gputune/results.h"
+#include "gputune/spec.h"
+
+namespace gputune {
+namespace {
+
+runtime::DeviceDescription device_of(const SelectRequest& request) {
+  const bool described =
+      !request.device_name.empty() || !request.cc.empty() || request.sm_count > 0;
+  if (!described) {
+    try {
+      return runtime::DeviceDescription::current(0);
+    } catch (const runtime::RuntimeError& e) {
+      throw Error(ErrorCode::kNoGpu, std::string(e.what()) +
+                                         " To select for a GPU that is not here, describe it: "
+                                         "--device-name NAME --cc 9.0 --sm-count 132.");
+    }
+  }
+  if (request.device_name.empty() || request.cc.empty() || request.sm_count <= 0) {
+    throw Error(ErrorCode::kUsage,
+                "a described device needs --device-name, --cc and --sm-count together (got " +
+                    std::string(request.device_name.empty() ? "no" : "a") + " name, " +
+                    (request.cc.empty() ? "no" : "a") + " capability and " +
+                    (request.sm_count > 0 ? "an" : "no") + " SM count)");
+  }
+  const size_t dot = request.cc.find('.');
+  char* end = nullptr;
+  const long major = std::strtol(request.cc.c_str(), &end, 10);
+  const long minor =
+      dot == std::string::npos ? 0 : std::strtol(request.cc.c_str() + dot + 1, &end, 10);
+  if (major <= 0 || *end != '\0') {
+    throw Error(ErrorCode::kUsage, "--cc '" + request.cc +
+                                       "' is not a compute capability; expected MAJOR.MINOR, "
+                                       "as 9.0 for an H100");
+  }
+  return runtime::DeviceDescription::described(request.device_name, static_cast<int>(major),
+                                               static_cast<int>(minor), request.sm_count);
+}
+
+}  // namespace
+
+SelectOutcome select_config(const SelectRequest& request) {
+  SelectOutcome out;
+  runtime::ProblemValues problem;
+  std::string source_hash;
+  std::optional<Spec> spec;
+  try {
+    spec = open_spec(request.spec_or_kernel, request.overrides);
+  } catch (const Error&) {
+    // Not a spec: a kernel's name, as release databases name it.
+  }
+  if (spec) {
+    out.kernel = spec->kernel_name.text;
+    source_hash = spec->source_hash();
+    for (const auto& [name, value] : problem_info(*spec).values) problem[name] = value;
+  } else {
+    out.kernel = request.spec_or_kernel;
+    for (const auto& [name, text] : request.overrides) {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') {
+        throw Error(ErrorCode::kUsage,
+                    "--set " + name + "=" + text + ": '" + request.spec_or_kernel +
+                        "' is no spec, so problem values must be numbers (pass the spec file "
+                        "to use expressions)");
+      }
+      problem[name] = value;
+    }
+  }
+  const runtime::DeviceDescription device = device_of(request);
+  try {
+    const runtime::Selector selector =
+        runtime::Selector::open(request.dbs, runtime::Options{request.strict});
+    out.selection = selector.select(out.kernel, problem, device, source_hash);
+    out.warnings = selector.warnings();
+  } catch (const runtime::RuntimeError& e) {
+    throw Error(ErrorCode::kDb, e.what());
+  }
+  return out;
+}
+
+}  // namespace gputune
