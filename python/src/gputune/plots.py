@@ -172,8 +172,8 @@ def bottleneck(pairs, ax=None):
     stalls, throughput = axes
     reasons = []
     for _, a in shown:
-        for reason in list(a.stall_shares)[:_TOP_STALLS]:
-            if reason not in reasons:
+        for reason, share in list(a.stall_shares.items())[:_TOP_STALLS]:
+            if share > 0 and reason not in reasons:
                 reasons.append(reason)
     reasons.sort(key=lambda r: -max(a.stall_shares.get(r, 0) for _, a in shown))
     width = 0.8 / max(1, len(shown))

@@ -8,6 +8,7 @@ known. The C++ core writes them for both front ends, so they cannot drift apart.
 
 import json
 import math
+import numbers
 import os
 import warnings
 from datetime import datetime
@@ -214,8 +215,8 @@ class Results:
             if not self._baseline:
                 raise UsageError("these results have no baseline; pass config=")
             return self._baseline["index"]
-        if isinstance(config, int) and not isinstance(config, bool):
-            return config
+        if isinstance(config, numbers.Integral) and not isinstance(config, bool):
+            return int(config)
         if not isinstance(config, dict):
             raise UsageError("config=%r: expected None (the best), 'best', 'baseline', a dict of "
                              "parameter values or a config_index" % (config,))
