@@ -191,7 +191,7 @@ def test_plots_without_matplotlib_say_how_to_get_it(profiled, monkeypatch):
 def test_analyze_without_a_profiler_says_why(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        a = gputune.analyze("transpose", set={"n": 1024}, config={"PAD": 1},
+        a = gputune.analyze("transpose", set={"n": 1024}, config={"SHARED": 1, "PAD": 1},
                             ncu=str(tmp_path / "no-such-ncu"), db=str(tmp_path / "a.db"))
     assert not a.profiled and a.message
     assert any(a.message in str(w.message) for w in caught)
