@@ -2,10 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/bottleneck.h"
-#include "analysis/bottleneck_report.h"
 #include "analysis/counter_source.h"
-#include "analysis/remedies.h"
 #include "compile/output_checker.h"
 #include "core/text.h"
 #include "gputune/analysis.h"

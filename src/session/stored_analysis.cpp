@@ -22,7 +22,8 @@ ProblemOverrides overrides_of(const std::string& problem_json) {
 
 std::string joined(const ProblemOverrides& pairs, const char* separator) {
   std::string out;
-  for (const auto& [name, value] : pairs) out += (out.empty() ? "" : separator) + name + "=" + value;
+  for (const auto& [name, value] : pairs)
+    out += (out.empty() ? "" : separator) + name + "=" + value;
   return out;
 }
 
@@ -56,10 +57,9 @@ std::string how_to_take(const std::string& db, const WorkloadSummary& workload,
   const ProblemOverrides config = config_pairs(config_json);
   std::string python_config;
   for (const auto& [name, value] : config) {
-    python_config += std::string(python_config.empty() ? "" : ", ") + "\"" + name + "\": " +
-                     (nlohmann::json::parse(value, nullptr, false).is_discarded()
-                          ? "\"" + value + "\""
-                          : value);
+    python_config +=
+        std::string(python_config.empty() ? "" : ", ") + "\"" + name + "\": " +
+        (nlohmann::json::parse(value, nullptr, false).is_discarded() ? "\"" + value + "\"" : value);
   }
   return "take them on a GPU with `gputune analyze " + workload.key.spec_path +
          (problem.empty() ? "" : " --set " + joined(problem, ",")) + " --config " +
@@ -86,10 +86,9 @@ AnalysisOutcome stored_analysis(const std::string& db, int64_t workload, uint64_
     if (m.config_index == config_index) measured = std::move(m);
   }
   if (!measured) {
-    throw Error(ErrorCode::kUsage, db + ": workload " + std::to_string(workload) +
-                                       " has no measurement of config " +
-                                       std::to_string(config_index) +
-                                       "; pick a config the search measured");
+    throw Error(ErrorCode::kUsage,
+                db + ": workload " + std::to_string(workload) + " has no measurement of config " +
+                    std::to_string(config_index) + "; pick a config the search measured");
   }
   AnalysisOutcome outcome;
   outcome.config = measured->config;

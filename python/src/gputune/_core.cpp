@@ -640,9 +640,8 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("db"), py::arg("workload"), py::arg("config_index"), py::arg("spec") = py::none());
   AnalyzeRequest analyze_defaults;
-  m.def("analyze", &analyze_from_python, py::arg("spec"),
-        py::arg("overrides") = ProblemOverrides{}, py::arg("db") = py::none(),
-        py::arg("config") = "", py::arg("best") = false,
+  m.def("analyze", &analyze_from_python, py::arg("spec"), py::arg("overrides") = ProblemOverrides{},
+        py::arg("db") = py::none(), py::arg("config") = "", py::arg("best") = false,
         py::arg("device") = analyze_defaults.device,
         py::arg("timeout") = analyze_defaults.timeout_s, py::arg("ncu") = analyze_defaults.ncu);
   m.def("export_recording", &export_workload, py::arg("db"), py::arg("workload"), py::arg("path"));
