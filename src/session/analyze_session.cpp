@@ -2,10 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/bottleneck.h"
-#include "analysis/bottleneck_report.h"
 #include "analysis/counter_source.h"
-#include "analysis/remedies.h"
 #include "compile/output_checker.h"
 #include "core/text.h"
 #include "gputune/analysis.h"
@@ -13,6 +10,7 @@
 #include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/search.h"
+#include "session/analysis_outcome.h"
 #include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -104,16 +102,10 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
     outcome.message = "no counters for " + problem.space().describe(index) + ": " + result.message;
     return outcome;
   }
-  outcome.profiled = true;
-  outcome.counters = result.counters.values;
-  const BottleneckAnalysis analysis = classify_bottleneck(outcome.counters);
-  outcome.step = step_name(analysis.step);
-  outcome.verdict = analysis.verdict;
-  for (const auto& [remedy, knobs] : knobs_for(problem.spec(), analysis.remedies)) {
-    outcome.knobs.emplace_back(remedy_name(remedy), knobs);
-  }
-  outcome.report = "Variant " + problem.space().describe(index) + " (" + result.counters.kernel +
-                   ")\n" + format_bottleneck_report(analysis, problem.spec());
+  outcome.source = result.source;
+  classify_into(problem.spec(),
+                "Variant " + problem.space().describe(index) + " (" + result.counters.kernel + ")",
+                result.counters.values, &outcome);
   if (workload != nullptr) {
     StoredCounters stored;
     stored.source = result.source;

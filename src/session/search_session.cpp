@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -204,6 +205,21 @@ Replay open_replay(const SearchRequest& request) {
   return replay;
 }
 
+// The source's counters of every variant the replay measured, with the measurement they
+// explain, as a search that profiled them would have left them; a variant that already has
+// counters in this database keeps them.
+void store_replayed_counters(const Problem& problem,
+                             const std::map<uint64_t, StoredCounters>& counters, int64_t workload,
+                             Store& store) {
+  if (counters.empty() || workload == 0) return;
+  for (const Measurement& m : store.measured(workload)) {
+    const auto found = counters.find(m.config_index);
+    if (found == counters.end() || store.counters(workload, m.config_index)) continue;
+    store.store_counters(workload, m.config_index, problem.space().json(m.config_index),
+                         found->second);
+  }
+}
+
 SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
                                  const SearchRequest& request, const ProgressCallback& progress,
                                  const std::atomic<bool>* stop) {
@@ -265,9 +281,10 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
     auto store = open_sqlite_store(db);
-    auto profiler = make_recorded_profiler(replay.problem->spec(), std::move(replay.counters));
+    auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters);
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, *profiler, true, progress, stop);
+    store_replayed_counters(*replay.problem, replay.counters, outcome.workload, *store);
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();

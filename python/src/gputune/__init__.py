@@ -5,6 +5,8 @@
     r.df            # one row per variant (pandas)
     r.best          # the fastest correct config, as a dict
     r.plot_progress()
+    r.bottleneck_report()   # why the best is slow, from counters stored with it
+    r.plot_bottleneck()     # where the time goes: the best against the baseline
 
     r = gputune.tune(source=CUDA_TEXT, name="scale", params={"THREADS": [128, 256, 512]},
                      args={"out": gputune.Out(np.empty(n, np.float32)), "x": x, "n": n},
@@ -23,13 +25,14 @@ so far is in the database; search() and tune() then return the partial Results, 
 
 from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuError, NvrtcError,
                       SpecError, UsageError)
+from .analysis import Analysis, analyze
 from .results import Results
 from .select import select
 from .session import gpus, load, search, strategies, workloads
 from .tuning import Arg, Constant, Out, tune
 
-__all__ = ["search", "tune", "select", "load", "workloads", "gpus", "Results", "Arg", "Constant", "Out",
-           "Error",
+__all__ = ["search", "tune", "select", "load", "workloads", "gpus", "Results", "Arg", "Constant",
+           "Out", "analyze", "Analysis", "Error",
            "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
            "IoError", "InternalError", "strategies"]
 __version__ = "0.1.0"

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "gputune/analysis.h"
 #include "gputune/error.h"
 #include "gputune/results.h"
 #include "gputune/select.h"
@@ -461,6 +462,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   out["interrupted"] = outcome.interrupted || tracker.interrupted();
   out["problem"] = problem_dict(outcome.problem);
   out["spec"] = spec_info(outcome.spec);
+  out["spec_object"] = outcome.spec;  // names the knobs of a stored analysis
   out["nvrtc_version"] = outcome.nvrtc_version;
   if (outcome.compile_only) {
     out["rows"] = records(outcome.compiled);
@@ -536,6 +538,51 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
   return out;
 }
 
+// An analysis as Python's Analysis reads it: counters as (metric, value, unit, step) rows.
+py::dict analysis_dict(const AnalysisOutcome& a) {
+  py::dict out;
+  out["profiled"] = a.profiled;
+  out["message"] = a.message;
+  out["config"] = py::module_::import("json").attr("loads")(a.config.empty() ? "{}" : a.config);
+  out["report"] = a.report;
+  out["step"] = a.step;
+  out["verdict"] = a.verdict;
+  out["knobs"] = a.knobs;
+  py::list counters;
+  for (const auto& [metric, value] : a.counters) {
+    const CounterMeaning meaning = counter_meaning(metric);
+    counters.append(py::make_tuple(metric, value, meaning.unit, meaning.step));
+  }
+  out["counters"] = counters;
+  out["stall_shares"] = a.stall_shares;
+  out["throughput_pct"] = a.throughput_pct;
+  out["profile_s"] = a.profile_s;
+  out["stored"] = a.stored;
+  out["source"] = a.source;
+  return out;
+}
+
+py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& overrides,
+                             std::optional<std::string> db, const std::string& config, bool best,
+                             int device, double timeout, const std::string& ncu) {
+  AnalyzeRequest request;
+  request.spec = spec;
+  request.overrides = overrides;
+  request.db = std::move(db);
+  request.config = config;
+  request.best = best;
+  request.device = device;
+  request.timeout_s = timeout;
+  request.ncu = ncu;
+  AnalysisOutcome outcome;
+  {
+    // ncu runs a program of its own under a watchdog, for up to `timeout` seconds.
+    py::gil_scoped_release release;
+    outcome = analyze(request);
+  }
+  return analysis_dict(outcome);
+}
+
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
@@ -586,6 +633,18 @@ PYBIND11_MODULE(_core, m) {
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
+  m.def(
+      "stored_analysis",
+      [](const std::string& db, int64_t workload, uint64_t config_index,
+         const std::optional<Spec>& spec) {
+        return analysis_dict(stored_analysis(db, workload, config_index, spec));
+      },
+      py::arg("db"), py::arg("workload"), py::arg("config_index"), py::arg("spec") = py::none());
+  AnalyzeRequest analyze_defaults;
+  m.def("analyze", &analyze_from_python, py::arg("spec"), py::arg("overrides") = ProblemOverrides{},
+        py::arg("db") = py::none(), py::arg("config") = "", py::arg("best") = false,
+        py::arg("device") = analyze_defaults.device,
+        py::arg("timeout") = analyze_defaults.timeout_s, py::arg("ncu") = analyze_defaults.ncu);
   m.def("export_recording", &export_workload, py::arg("db"), py::arg("workload"), py::arg("path"));
   m.def("strategy_names", &strategy_list);
   m.def("shipped_specs", &shipped_spec_paths);

@@ -6,11 +6,19 @@ import math
 import numpy as np
 
 
+def _figure_class():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("gputune's plots need matplotlib: pip install matplotlib (or "
+                          "pip install 'gputune[plots]')") from None
+    return Figure
+
+
 def _axes(ax, figsize=(6, 4)):
     if ax is not None:
         return ax.figure, ax
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = _figure_class()(figsize=figsize, layout="constrained")
     return fig, fig.subplots()
 
 
@@ -77,10 +85,9 @@ def time_vs_parameter(results, name=None, ax=None):
     if ax is not None and len(names) == 1:
         fig, axes = ax.figure, [ax]
     else:
-        from matplotlib.figure import Figure
         columns = min(3, max(1, len(names)))
         rows = max(1, math.ceil(len(names) / columns))
-        fig = Figure(figsize=(4 * columns, 3.2 * rows), layout="constrained")
+        fig = _figure_class()(figsize=(4 * columns, 3.2 * rows), layout="constrained")
         axes = list(np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel())
         for extra in axes[len(names):]:
             extra.set_visible(False)
@@ -144,4 +151,62 @@ def heatmap(results, x, y, ax=None):
                         color="white" if dark else "black")
             else:
                 ax.text(j, i, "-", ha="center", va="center", fontsize=8, color="gray")
+    return fig
+
+
+# The stall reasons drawn: the largest few of any variant shown.
+_TOP_STALLS = 5
+
+
+def bottleneck(pairs, ax=None):
+    """Where the time goes for each (label, Analysis) pair, side by side: the top stall reasons
+    as shares of all stalls, and DRAM, memory-system, issue-slot and busiest-pipe throughput as
+    shares of peak. A pair without counters is named in the title and left out."""
+    shown = [(label, a) for label, a in pairs if a.profiled]
+    missing = [label for label, a in pairs if not a.profiled]
+    if ax is not None:
+        fig, axes = ax[0].figure, list(ax)
+    else:
+        fig = _figure_class()(figsize=(11, 4), layout="constrained")
+        axes = list(fig.subplots(1, 2))
+    stalls, throughput = axes
+    reasons = []
+    for _, a in shown:
+        for reason, share in list(a.stall_shares.items())[:_TOP_STALLS]:
+            if share > 0 and reason not in reasons:
+                reasons.append(reason)
+    reasons.sort(key=lambda r: -max(a.stall_shares.get(r, 0) for _, a in shown))
+    width = 0.8 / max(1, len(shown))
+    positions = np.arange(len(reasons))
+    for i, (label, a) in enumerate(shown):
+        shares = [100 * a.stall_shares.get(r, 0) for r in reasons]
+        stalls.barh(positions + i * width, shares, height=width, label=label)
+    stalls.set_yticks(positions + width * (len(shown) - 1) / 2)
+    stalls.set_yticklabels(reasons)
+    stalls.invert_yaxis()
+    stalls.set_xlabel("share of stalls (%)")
+    stalls.set_title("top stall reasons")
+
+    categories = ["DRAM", "memory system", "issue slots", "busiest pipe"]
+    positions = np.arange(len(categories))
+    for i, (label, a) in enumerate(shown):
+        pipe = [name for name in a.throughput if name.startswith("pipe ")]
+        values = [a.throughput.get("DRAM", 0), a.throughput.get("memory system", 0),
+                  a.throughput.get("issue slots", 0), a.throughput[pipe[0]] if pipe else 0]
+        bars = throughput.bar(positions + i * width, values, width=width, label=label)
+        if pipe:  # which pipe is busiest differs between variants
+            throughput.annotate(pipe[0][len("pipe "):], (bars[-1].get_x() + width / 2,
+                                                         values[-1]),
+                                ha="center", va="bottom", fontsize=8)
+    throughput.set_xticks(positions + width * (len(shown) - 1) / 2)
+    throughput.set_xticklabels(categories)
+    throughput.set_ylim(0, 105)
+    throughput.set_ylabel("% of peak")
+    throughput.set_title("throughput")
+    if shown:
+        throughput.legend(loc="upper right", fontsize=8)
+    verdicts = "; ".join("%s: %s" % (label, a.step) for label, a in shown)
+    if missing:
+        verdicts += ("; " if verdicts else "") + ", ".join(missing) + ": no counters stored"
+    fig.suptitle("where the time goes (%s)" % verdicts, fontsize=10)
     return fig

@@ -8,6 +8,7 @@ known. The C++ core writes them for both front ends, so they cannot drift apart.
 
 import json
 import math
+import numbers
 import os
 import warnings
 from datetime import datetime
@@ -45,9 +46,11 @@ class Results:
     ``history`` has one row per evaluation in order, with elapsed_s and best_so_far_ms.
     """
 
-    def __init__(self, kind, raw, db=None, history=None, parameters=None):
+    def __init__(self, kind, raw, db=None, history=None, parameters=None, spec_object=None):
         self.kind = kind                      # "search", "compile_only" or "stored"
         self.db = db
+        # The spec measured (a _core.Spec), which names the knobs of an analysis's verdict.
+        self._spec_object = spec_object if spec_object is not None else raw.get("spec_object")
         report = json.loads(raw["report"]) if "report" in raw else {}
         self.workload = raw.get("workload")
         self.device = raw.get("device")
@@ -199,6 +202,82 @@ class Results:
         from . import plots
         return plots.heatmap(self, x, y, ax=ax)
 
+    # Why a variant is slow, from the counters stored with it (gputune analyze, --strategy
+    # bottleneck, or a replay of a recording that carries counters).
+    def _config_index(self, config):
+        if config is None or config == "best":
+            row = self._best_row()
+            if row is None:
+                raise UsageError("no correct variant was timed, so there is no best; pass "
+                                 "config= (a dict of parameter values)")
+            return row["index"]
+        if config == "baseline":
+            if not self._baseline:
+                raise UsageError("these results have no baseline; pass config=")
+            return self._baseline["index"]
+        if isinstance(config, numbers.Integral) and not isinstance(config, bool):
+            return int(config)
+        if not isinstance(config, dict):
+            raise UsageError("config=%r: expected None (the best), 'best', 'baseline', a dict of "
+                             "parameter values or a config_index" % (config,))
+        unknown = [name for name in config if name not in self.parameters]
+        if unknown:
+            raise UsageError("config names %s, not a parameter; expected some of: %s" % (
+                ", ".join(repr(u) for u in unknown), ", ".join(self.parameters)))
+        matches = [row for row in self._rows
+                   if all(_config(row["config"]).get(k) == v for k, v in config.items())]
+        if not matches:
+            raise UsageError("no measured variant has %s; pick one of r.df's rows" % (config,))
+        if len(matches) > 1:
+            raise UsageError("%d measured variants have %s; give every parameter (%s)" % (
+                len(matches), config, ", ".join(self.parameters)))
+        return matches[0]["index"]
+
+    def analysis(self, config=None):
+        """The bottleneck method on the stored counters of a config (None or "best": the
+        fastest correct one; "baseline"; a dict of parameter values; a config_index), as a
+        gputune.Analysis. Without counters its ``profiled`` is False and ``message`` says how
+        to take them (gputune analyze --config, gputune.analyze(), --strategy bottleneck)."""
+        from .analysis import Analysis
+        if self.kind == "compile_only":
+            raise UsageError("compile-only results hold no measurements, so no counters")
+        if self.db is None or self.workload is None:
+            raise UsageError("these results are stored nowhere (a replay without db=), nor are "
+                             "their counters; replay with db= to keep them")
+        return Analysis(_core.stored_analysis(self.db, int(self.workload),
+                                              int(self._config_index(config)),
+                                              self._spec_object))
+
+    def bottleneck_report(self, config=None):
+        """The text gputune analyze prints for a config (default: the best), from its stored
+        counters; without counters, what to run to take them."""
+        return str(self.analysis(config))
+
+    def counters(self, config=None):
+        """The stored counters of a config (default: the best) as a DataFrame: metric, value,
+        unit, step. Empty, with a warning saying how to take them, when there are none."""
+        found = self.analysis(config)
+        if not found.profiled:
+            warnings.warn("gputune: " + found.message, stacklevel=2)
+        return found.counters
+
+    def plot_bottleneck(self, config=None, against="baseline"):
+        """Where the time goes, from stored counters: the top stall reasons as shares of all
+        stalls and the throughputs (DRAM, memory system, issue slots, busiest pipe) as shares of
+        peak, for config (default: the best) beside ``against`` (default: the baseline; None:
+        alone)."""
+        from . import plots
+        chosen = self.analysis(config)
+        if not chosen.profiled:
+            raise UsageError(chosen.message)
+        pairs = [("best" if config is None else _label(chosen.config), chosen)]
+        if against is not None:
+            other = self.analysis(against)
+            if other.config != chosen.config:
+                label = against if isinstance(against, str) else _label(other.config)
+                pairs.append((label, other))
+        return plots.bottleneck(pairs)
+
     def summary(self):
         counts = {}
         for row in self._rows:
@@ -224,6 +303,10 @@ class Results:
         import html
         head = "<br>".join(html.escape(line) for line in self.summary().split("\n"))
         return "<p>%s</p>%s" % (head, self.df.head(10).to_html(max_cols=30))
+
+
+def _label(config):
+    return " ".join("%s=%s" % item for item in config.items())
 
 
 def search_history(raw):

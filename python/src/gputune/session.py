@@ -188,6 +188,6 @@ def _load(db, spec_obj, workload, device):
         workload = found[-1]["id"]
     raw = _core.load_workload(db, int(workload), spec_obj)
     return Results("stored", raw, db=db, history=stored_history(raw["history"]),
-                   parameters=raw.get("parameters") or None)
+                   parameters=raw.get("parameters") or None, spec_object=spec_obj)
 
 
