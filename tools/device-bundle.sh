@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # BUNDLE_REV=<commit> builds that commit instead of the working tree, which others may be
 # editing at the same time.
-build=build-device
+# DEVICE_BUILD_DIR=build reuses the tree tools/build.sh made (also Release) instead of a second one.
+build=${DEVICE_BUILD_DIR:-build-device}
 stage=.device/bin
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 source_dir=.
