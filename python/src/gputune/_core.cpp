@@ -416,7 +416,7 @@ py::array numpy_view(const HostArray& a) {
   auto* owner = new SharedBytes(a.bytes);
   py::capsule base(owner, [](void* p) { delete static_cast<SharedBytes*>(p); });
   py::array array(py::dtype::from_args(py::str(type_name(a.type))),
-                  {static_cast<py::ssize_t>(a.count())}, {}, a.bytes->data(), base);
+                  {static_cast<py::ssize_t>(a.count())}, a.bytes->data(), base);
   array.attr("setflags")(py::arg("write") = false);
   return array;
 }
