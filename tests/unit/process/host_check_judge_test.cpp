@@ -35,7 +35,7 @@ arguments:
   - {name: tmp, type: float32, count: n, scratch: true}
   - {name: n, type: int32, value: n}
   - {name: filter, type: float32, count: 3, fill: iota, constant: true}
-launch: {arguments: [a, out, tmp, n], block: [B], grid: [1]}
+launch: {block: [B], grid: [1]}
 parameters: {B: [8]}
 )",
                            (dir_ / "spec.yaml").string());
