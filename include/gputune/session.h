@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gputune/device.h"
+#include "gputune/host_check.h"
 #include "gputune/measurement.h"
 #include "gputune/progress.h"
 #include "gputune/results.h"
@@ -48,6 +49,11 @@ struct SearchRequest {
   bool fast = false;                  // 5 ms warm-up, 5 to 100 samples, at most 0.1 s per variant
   bool compile_only = false;
   std::string arch = "sm_90";  // with compile_only
+  // Judges each variant's outputs (the baseline's included) in this process, instead of the
+  // spec's check and references (Python's tune(check=...)): every checked run's outputs cross
+  // from the GPU worker. A replay cannot call it: it answers with the statuses stored when the
+  // variants were measured, and says so on stderr.
+  HostCheck host_check;
 };
 
 // The replay rule, one for every front end: a replay source is a CSV recording or a gputune

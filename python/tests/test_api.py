@@ -332,11 +332,104 @@ def test_tune_check_none_and_what_check_takes():
     _, kwargs = tune_kwargs(compile_only=True, check="none")
     gputune.tune(**kwargs)  # builds and compiles: check: none is a spec like any other
     _, kwargs = tune_kwargs(compile_only=True, check=lambda outputs: True)
-    with pytest.raises(gputune.UsageError, match="does not take a callable yet"):
-        gputune.tune(**kwargs)
+    gputune.tune(**kwargs)  # a function is a check: compiling does not call it
     _, kwargs = tune_kwargs(compile_only=True, check="off")
     with pytest.raises(gputune.UsageError, match="expected 'none'"):
         gputune.tune(**kwargs)
+
+
+def test_tune_check_function_misuse_is_refused_before_anything_runs():
+    x, kwargs = tune_kwargs(compile_only=True, check=lambda outputs: True,
+                            reference=[np.float32(2.5) * np.arange(4)])
+    with pytest.raises(gputune.UsageError, match="two checks"):
+        gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True, check=lambda: True)
+    with pytest.raises(gputune.UsageError, match="takes no arguments"):
+        gputune.tune(**kwargs)
+
+
+def test_the_check_functions_name_is_part_of_the_identity():
+    def close(outputs):
+        return True
+
+    def other(outputs):
+        return True
+
+    plain = gputune.tune(**tune_kwargs(compile_only=True)[1])
+    first = gputune.tune(**tune_kwargs(compile_only=True, check=close)[1])
+    again = gputune.tune(**tune_kwargs(compile_only=True, check=close)[1])
+    renamed = gputune.tune(**tune_kwargs(compile_only=True, check=other)[1])
+    assert first.spec["spec_hash"] == again.spec["spec_hash"]
+    assert len({plain.spec["spec_hash"], first.spec["spec_hash"],
+                renamed.spec["spec_hash"]}) == 3
+
+
+def _bytes(array):
+    return np.ascontiguousarray(array).tobytes()
+
+
+def test_check_function_sees_shaped_read_only_arrays_and_gives_a_verdict():
+    """The bridge a search calls (_core._call_check), on arrays given here: no GPU."""
+    from gputune import _core
+    from gputune.tuning import _check_function
+    out = np.arange(6, dtype=np.float32)
+    x = np.arange(6, dtype=np.int32)
+    seen = {}
+
+    def both(outputs, inputs):
+        seen.update(outputs=outputs, inputs=inputs)
+        return bool(np.all(outputs["out"].ravel() == inputs["x"].ravel()))
+
+    judge = _check_function(both, {"out": (2, 3)}, {"x": (3, 2)})
+    outputs = [("out", "float32", _bytes(out))]
+    inputs = [("x", "int32", _bytes(x))]
+    assert _core._call_check(judge, outputs, inputs) == ""
+    assert seen["outputs"]["out"].shape == (2, 3) and seen["outputs"]["out"].dtype == np.float32
+    assert seen["inputs"]["x"].shape == (3, 2) and seen["inputs"]["x"].dtype == np.int32
+    assert not seen["outputs"]["out"].flags.writeable
+    kept = seen["outputs"]["out"]
+    assert kept[1, 2] == 5  # the array keeps its bytes after the call
+
+    wrong = [("out", "float32", _bytes(out + 1))]
+    assert _core._call_check(judge, wrong, inputs) == "check both returned False"
+
+    def asserts(outputs):  # one argument: the outputs only; None passes
+        np.testing.assert_allclose(outputs["out"], np.arange(6))
+
+    judge = _check_function(asserts, {}, {})
+    assert _core._call_check(judge, outputs, inputs) == ""
+    message = _core._call_check(judge, wrong, inputs)
+    assert message.startswith("check asserts raised AssertionError: ") and "6 / 6" in message
+
+    def undecided(outputs):
+        return outputs["out"] == 0
+
+    judge = _check_function(undecided, {}, {})
+    with pytest.raises(gputune.UsageError, match="returned a ndarray for config"):
+        _core._call_check(judge, outputs, inputs)
+
+    def interrupted(outputs):
+        raise KeyboardInterrupt
+
+    judge = _check_function(interrupted, {}, {})
+    with pytest.raises(KeyboardInterrupt):
+        _core._call_check(judge, outputs, inputs)
+
+
+def test_a_replay_does_not_call_the_check_function_and_says_so(tmp_path, capfd):
+    calls = []
+
+    def check(outputs):
+        calls.append(1)
+        return False
+
+    compiled = gputune.tune(**tune_kwargs(compile_only=True, check=check)[1])
+    recording = tmp_path / "scale.csv"
+    write_synthetic_recording(compiled, recording)
+    r = gputune.tune(**tune_kwargs(replay=str(recording), check=check)[1])
+    assert not calls
+    assert set(r.df.status) == {"ok"}, "the stored statuses"
+    assert "a replay cannot run the check function" in capfd.readouterr().err
 
 
 def test_results_of_an_unchecked_search_say_so():

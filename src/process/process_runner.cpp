@@ -13,6 +13,7 @@
 
 #include "gputune/error.h"
 #include "process/gpu_list.h"
+#include "process/host_check_judge.h"
 #include "process/ipc.h"
 
 namespace gputune {
@@ -30,8 +31,12 @@ enum : uint32_t {
   kResult = 5,     // worker: a Measurement
   kBandwidth = 6,  // driver: measure the copy bandwidth
   kBandwidthResult = 7,
-  kPhase = 8,  // worker: the SearchPhase it enters
+  kPhase = 8,   // worker: the SearchPhase it enters
+  kOutput = 9,  // worker, before a kResult: a piece of a checked run's output (host check)
 };
+
+// An output larger than a frame goes in pieces.
+constexpr size_t kOutputPieceBytes = size_t{256} << 20;
 
 // Launches a variant may get beyond the timing budget: the checked run, warm-up, the fewest
 // samples, and slack.
@@ -50,6 +55,40 @@ int send_fatal(int fd, const Error& e) {
   wire::put(w, e);
   ipc::write_frame(fd, kFatal, w.data());
   return 1;
+}
+
+// Each output as kOutput frames: [u64 output][u64 its size][u64 offset][bytes].
+bool send_outputs(int fd, const std::vector<std::vector<unsigned char>>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::vector<unsigned char>& output = outputs[i];
+    size_t offset = 0;
+    do {
+      const size_t piece = std::min(kOutputPieceBytes, output.size() - offset);
+      wire::Writer w;
+      w.u64(i).u64(output.size()).u64(offset);
+      std::string payload = w.take();
+      payload.append(reinterpret_cast<const char*>(output.data()) + offset, piece);
+      if (!ipc::write_frame(fd, kOutput, payload)) return false;
+      offset += piece;
+    } while (offset < output.size());
+  }
+  return true;
+}
+
+// Adds a kOutput frame's piece to `outputs`.
+void receive_output(const std::string& payload, std::vector<std::vector<unsigned char>>* outputs) {
+  wire::Reader reader(payload);
+  const uint64_t index = reader.u64(), size = reader.u64(), offset = reader.u64();
+  constexpr size_t kHeader = 3 * sizeof(uint64_t);
+  const size_t piece = payload.size() - kHeader;
+  if (index > outputs->size() || offset + piece > size) {
+    throw Error(ErrorCode::kInternal, "a GPU worker sent a broken output frame");
+  }
+  if (index == outputs->size()) outputs->emplace_back(size);
+  std::vector<unsigned char>& output = (*outputs)[index];
+  if (output.size() != size)
+    throw Error(ErrorCode::kInternal, "a GPU worker's output changed size");
+  std::copy(payload.begin() + kHeader, payload.end(), output.begin() + offset);
 }
 
 bool send_phase(int fd, SearchPhase phase) {
@@ -124,6 +163,7 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
         if (results.empty()) throw Error(ErrorCode::kInternal, "the runner measured nothing");
         m = std::move(results[0]);
       }
+      if (!send_outputs(fd, runner->take_checked_outputs())) return 0;
       wire::put(reply, m);
       if (!ipc::write_frame(fd, kResult, reply.data())) return 0;
       // The context may be poisoned for the rest of this process (the 580 driver refuses to
@@ -177,6 +217,12 @@ struct ProcessRunner::Impl {
     // A write failed while it ran a job: it may have exited after that job's result (a sticky
     // error), which is still to be read, so nothing more is sent until then.
     bool write_closed = false;
+    std::vector<std::vector<unsigned char>> outputs;  // of the result on its way (host check)
+  };
+  struct Finished {
+    uint64_t ticket = 0;
+    Measurement m;
+    std::vector<std::vector<unsigned char>> outputs;
   };
 
   ~Impl() {
@@ -191,13 +237,14 @@ struct ProcessRunner::Impl {
   RunnerFactory factory;
   WatchdogOptions watchdog;
   PhaseListener on_phase;
+  OutputJudge judge;
   std::vector<Worker> workers;
   std::vector<DeviceInfo> devices;
   std::optional<Candidate> baseline;
   double reference_check_s = 0;
   double best_ms = std::numeric_limits<double>::infinity();
   std::deque<Job> queue;
-  std::vector<std::pair<uint64_t, Measurement>> ready;
+  std::vector<Finished> ready;
   uint64_t next_ticket = 1;
   ProcessRunnerStats stats;
 
@@ -222,6 +269,7 @@ struct ProcessRunner::Impl {
     w->child = ipc::spawn([f, ordinal](int fd) { return worker_main(fd, ordinal, *f); });
     w->state = State::kStarting;
     w->write_closed = false;
+    w->outputs.clear();
     w->started = Clock::now();
     w->deadline = after(watchdog.start_s);
   }
@@ -257,14 +305,25 @@ struct ProcessRunner::Impl {
     if (on_phase) on_phase(phase);
   }
 
-  // Waits for the next frame of a worker that is being set up, past its phase messages; its
-  // failures are the search's.
+  // Waits for the next frame of a worker that is being set up, past its phase messages and
+  // output pieces (kept in w->outputs); its failures are the search's.
   uint32_t await(Worker* w, std::string* payload) {
     for (;;) {
       const uint32_t type = await_frame(w, payload);
-      if (type != kPhase) return type;
-      heard_phase(*payload);
+      if (type == kPhase) {
+        heard_phase(*payload);
+      } else if (type == kOutput) {
+        receive_output(*payload, &w->outputs);
+      } else {
+        return type;
+      }
     }
+  }
+
+  // A kOk result judged by the outputs that came with it; other results have none to judge.
+  void judge_result(Measurement* m, std::vector<std::vector<unsigned char>> outputs) {
+    if (!judge || m->status != Status::kOk) return;
+    judge(m, std::move(outputs));
   }
 
   uint32_t await_frame(Worker* w, std::string* payload) {
@@ -340,7 +399,7 @@ struct ProcessRunner::Impl {
 
   void finish(Worker* w, Measurement m) {
     note(m);
-    ready.emplace_back(w->jobs.front().ticket, std::move(m));
+    ready.push_back({w->jobs.front().ticket, std::move(m), std::exchange(w->outputs, {})});
     w->jobs.pop_front();
     if (w->jobs.empty()) {
       w->state = State::kIdle;
@@ -363,10 +422,11 @@ struct ProcessRunner::Impl {
           ++job.attempts;
           queue.push_front(std::move(job));
         } else {
-          ready.emplace_back(job.ticket,
-                             failure(job.candidate, Status::kRuntimeError,
-                                     "the GPU worker process died running this variant, twice (" +
-                                         ipc::describe_exit(status) + ")"));
+          ready.push_back({job.ticket,
+                           failure(job.candidate, Status::kRuntimeError,
+                                   "the GPU worker process died running this variant, twice (" +
+                                       ipc::describe_exit(status) + ")"),
+                           {}});
         }
         break;
       }
@@ -386,6 +446,7 @@ struct ProcessRunner::Impl {
     std::string payload;
     if (!ipc::read_frame(w->child.fd, &type, &payload)) return died(w);
     if (type == kPhase) return heard_phase(payload);
+    if (type == kOutput) return receive_output(payload, &w->outputs);
     wire::Reader reader(payload);
     if (type == kFatal) {
       Error e = wire::get_error(reader);
@@ -410,6 +471,7 @@ struct ProcessRunner::Impl {
         return;
       case State::kReferencing:
         if (type != kResult) break;
+        w->outputs.clear();  // the reference was judged when the search set it
         w->state = State::kIdle;
         return;
       case State::kBusy: {
@@ -482,12 +544,13 @@ struct ProcessRunner::Impl {
 };
 
 ProcessRunner::ProcessRunner(std::vector<int> ordinals, RunnerFactory factory,
-                             WatchdogOptions watchdog, PhaseListener on_phase)
+                             WatchdogOptions watchdog, PhaseListener on_phase, OutputJudge judge)
     : impl_(std::make_unique<Impl>()) {
   if (ordinals.empty()) throw Error(ErrorCode::kUsage, "no GPU to run on");
   impl_->factory = std::move(factory);
   impl_->watchdog = watchdog;
   impl_->on_phase = std::move(on_phase);
+  impl_->judge = std::move(judge);
   impl_->workers.resize(ordinals.size());
   for (size_t i = 0; i < ordinals.size(); ++i) {
     impl_->workers[i].ordinal = ordinals[i];
@@ -537,10 +600,14 @@ Measurement ProcessRunner::set_reference(const Candidate& baseline) {
     Measurement m;
     wire::get(reader, &m);
     w.state = Impl::State::kIdle;
-    p.note(m);
+    std::vector<std::vector<unsigned char>> outputs = std::exchange(w.outputs, {});
     if (!first) {
+      p.judge_result(&m, std::move(outputs));  // the baseline is judged like any variant
+      p.note(m);
       p.reference_check_s = m.check_ms / 1e3;
       first = std::move(m);
+    } else {
+      p.note(m);
     }
   }
   return *first;
@@ -616,8 +683,15 @@ std::vector<std::pair<uint64_t, Measurement>> ProcessRunner::poll(int timeout_ms
   Impl& p = *impl_;
   p.dispatch();
   p.pump(p.ready.empty() ? timeout_ms : 0);
+  std::vector<Impl::Finished> finished;
+  finished.swap(p.ready);
+  // Judged here, outside pump(): a slow check delays reading the other workers' results, and
+  // pump() reads what is waiting before it looks at their deadlines.
   std::vector<std::pair<uint64_t, Measurement>> out;
-  out.swap(p.ready);
+  for (Impl::Finished& f : finished) {
+    p.judge_result(&f.m, std::move(f.outputs));
+    out.emplace_back(f.ticket, std::move(f.m));
+  }
   return out;
 }
 
@@ -638,27 +712,31 @@ std::vector<int> ProcessRunner::worker_pids() const {
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
                                                    const TimingOptions& timing, Compiler& compiler,
-                                                   WatchdogOptions watchdog,
-                                                   PhaseListener on_phase) {
+                                                   WatchdogOptions watchdog, PhaseListener on_phase,
+                                                   HostCheck host_check) {
   watchdog.timing_s = sampling_limit_seconds(timing) + timing.warmup_ms / 1e3;
+  const bool keep_outputs = static_cast<bool>(host_check);
   OutputCheckers checkers;
   std::optional<ReferenceKernel> reference;
   InputFillers fillers;
   for (const DeviceInfo& gpu : list_gpus()) {
     // GPUs of one search are identical; an ordinal not listed fails in its worker (kNoGpu).
-    if (!ordinals.empty() && gpu.ordinal == ordinals.front()) {
+    if (!keep_outputs && !ordinals.empty() && gpu.ordinal == ordinals.front()) {
       checkers = compile_output_checkers(problem.spec(), compiler, gpu.arch());
       reference = compile_reference_kernel(problem, compiler, gpu.arch());
       fillers = compile_input_fillers(problem.spec(), compiler, gpu.arch());
     }
   }
+  OutputJudge judge;
+  if (keep_outputs) judge = make_host_check_judge(problem, std::move(host_check));
   const Problem* p = &problem;
   return std::make_unique<ProcessRunner>(
       std::move(ordinals),
-      [p, timing, checkers, fillers, reference](int ordinal) {
-        return make_gpu_runner(*p, ordinal, timing, checkers, nullptr, fillers, reference);
+      [p, timing, checkers, fillers, reference, keep_outputs](int ordinal) {
+        return make_gpu_runner(*p, ordinal, timing, checkers, nullptr, fillers, reference,
+                               keep_outputs);
       },
-      watchdog, std::move(on_phase));
+      watchdog, std::move(on_phase), std::move(judge));
 }
 
 }  // namespace gputune

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "gputune/host_check.h"
 #include "gputune/progress.h"
 #include "run/runner.h"
 
@@ -45,6 +46,11 @@ struct ProcessRunnerStats {
 // Hears what a GPU worker is doing while the driver waits for it (filling inputs, ...).
 using PhaseListener = std::function<void(SearchPhase)>;
 
+// Judges a variant the worker measured kOk by the outputs its checked run left (one per output
+// buffer, in argument order), in the driver's process: a host check (host_check_judge.h).
+using OutputJudge =
+    std::function<void(Measurement* m, std::vector<std::vector<unsigned char>> outputs)>;
+
 // Makes the Runner a worker process holds: make_gpu_runner in production, a stand-in in tests.
 using RunnerFactory = std::function<std::unique_ptr<Runner>(int ordinal)>;
 
@@ -57,10 +63,13 @@ using RunnerFactory = std::function<std::unique_ptr<Runner>(int ordinal)>;
 // go to one workload. Throws the worker's Error (kNoGpu, ...) when one cannot start.
 // A worker says kFillingInputs as it starts (making its runner allocates and fills the
 // inputs); `on_phase` hears it, then whatever set_phase_listener() gives.
+// With a `judge`, a worker sends the outputs its runner keeps (Runner::take_checked_outputs)
+// after each measurement, and every kOk result, the reference's included, is judged before it
+// is handed back. Without one, no outputs cross the socket.
 class ProcessRunner : public AsyncRunner {
  public:
   ProcessRunner(std::vector<int> ordinals, RunnerFactory factory, WatchdogOptions watchdog,
-                PhaseListener on_phase = {});
+                PhaseListener on_phase = {}, OutputJudge judge = {});
   ~ProcessRunner() override;
   ProcessRunner(const ProcessRunner&) = delete;
   ProcessRunner& operator=(const ProcessRunner&) = delete;
@@ -90,11 +99,14 @@ class ProcessRunner : public AsyncRunner {
 // Workers holding make_gpu_runner. The output checkers and input fillers are compiled first by
 // `compiler` (the search's pool) for the GPUs' architecture and handed to every worker; one
 // that does not compile is an Error. Each worker is sent its next candidate while it measures
-// one, and loads that one's module during the checked run.
+// one, and loads that one's module during the checked run. With a `host_check`, it judges the
+// outputs instead of the spec's check (no checkers or reference kernel are compiled) and the
+// workers send every checked run's outputs to this process.
 std::unique_ptr<ProcessRunner> make_process_runner(const Problem& problem,
                                                    std::vector<int> ordinals,
                                                    const TimingOptions& timing, Compiler& compiler,
                                                    WatchdogOptions watchdog = {},
-                                                   PhaseListener on_phase = {});
+                                                   PhaseListener on_phase = {},
+                                                   HostCheck host_check = {});
 
 }  // namespace gputune

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gputune/error.h"
@@ -68,16 +69,18 @@ class GpuRunner : public Runner {
  public:
   GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing,
             OutputCheckers checkers, std::shared_ptr<const StoppingRule> stopping,
-            InputFillers fillers, std::optional<ReferenceKernel> reference)
+            InputFillers fillers, std::optional<ReferenceKernel> reference,
+            bool keep_outputs)
       : timing_(timing),
         stopping_(stopping ? std::move(stopping) : std::make_shared<AdaptiveStopping>(timing)),
         arguments_(problem.spec().arguments),
-        check_outputs_(problem.spec().check_outputs),
+        check_outputs_(problem.spec().check_outputs && !keep_outputs),
+        keep_outputs_(keep_outputs),
         rtol_(problem.spec().rtol),
         atol_(problem.spec().atol),
         checkers_(std::move(checkers)),
         fillers_(std::move(fillers)),
-        reference_(problem.spec().check_outputs ? std::move(reference) : std::nullopt),
+        reference_(check_outputs_ ? std::move(reference) : std::nullopt),
         kernel_file_(problem.spec().kernel_path) {
     device_ = cuda::query_device(ordinal);  // throws kNoGpu first, before any allocation
     context_ = std::make_unique<cuda::Context>(ordinal);
@@ -174,6 +177,10 @@ class GpuRunner : public Runner {
       samples.push_back(cuda::elapsed_ms(state_->start, state_->stop));
     }
     return 2.0 * static_cast<double>(bytes) / (median(samples) * 1e6);
+  }
+
+  std::vector<std::vector<unsigned char>> take_checked_outputs() override {
+    return std::exchange(checked_outputs_, {});
   }
 
  private:
@@ -317,6 +324,7 @@ class GpuRunner : public Runner {
     m.registers = candidate.kernel.registers;
     m.shared_bytes = candidate.kernel.shared_bytes;
     m.spill_bytes = candidate.kernel.spill_bytes;
+    checked_outputs_.clear();
     if (!candidate.kernel.ok) {
       m.status = Status::kCompileError;
       m.message = candidate.kernel.log;
@@ -330,6 +338,7 @@ class GpuRunner : public Runner {
       m.status = Status::kRuntimeError;
       m.message = e.what();
       m.samples_ms.clear();
+      checked_outputs_.clear();
       if (cuda::is_sticky(e.result())) recover(m);
     }
     m.check_ms = std::max(0.0, seconds_since(start) * 1e3 - m.time_ms);  // all but the timing
@@ -490,6 +499,7 @@ class GpuRunner : public Runner {
     load_prefetched();  // while the GPU runs the checked launches
     state_->stream.synchronize("kernel execution");
     m->gpu_busy_ms += cuda::elapsed_ms(state_->busy_start, state_->busy_stop);
+    if (keep_outputs_) keep_checked_outputs();
 
     std::string mismatch;
     for (size_t i = 0; i < host_.size(); ++i) {
@@ -514,6 +524,14 @@ class GpuRunner : public Runner {
     m->gpu_busy_ms += time(prepared, &m->samples_ms);
     m->time_ms = seconds_since(timing_start) * 1e3;
     m->status = Status::kOk;
+  }
+
+  void keep_checked_outputs() {
+    for (size_t i = 0; i < host_.size(); ++i) {
+      if (!host_[i].output) continue;
+      std::vector<unsigned char>& bytes = checked_outputs_.emplace_back(state_->buffers[i].bytes());
+      state_->buffers[i].download(bytes.data());
+    }
   }
 
   // Initialised outputs get their initial contents; the others, and scratch, are poisoned
@@ -591,6 +609,8 @@ class GpuRunner : public Runner {
   std::shared_ptr<const StoppingRule> stopping_;
   std::vector<ArgumentSpec> arguments_;
   bool check_outputs_;
+  bool keep_outputs_;  // for a host check: see take_checked_outputs()
+  std::vector<std::vector<unsigned char>> checked_outputs_;
   double rtol_, atol_;
   OutputCheckers checkers_;
   InputFillers fillers_;
@@ -612,10 +632,11 @@ std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordin
                                         const TimingOptions& timing, OutputCheckers checkers,
                                         std::shared_ptr<const StoppingRule> stopping,
                                         InputFillers fillers,
-                                        std::optional<ReferenceKernel> reference) {
+                                        std::optional<ReferenceKernel> reference,
+                                        bool keep_outputs) {
   return std::make_unique<GpuRunner>(problem, device_ordinal, timing, std::move(checkers),
                                      std::move(stopping), std::move(fillers),
-                                     std::move(reference));
+                                     std::move(reference), keep_outputs);
 }
 
 }  // namespace gputune

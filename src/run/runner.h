@@ -38,6 +38,10 @@ class Runner {
   // next (null: none known yet), to load it meanwhile. Results never depend on it.
   using Lookahead = std::function<const Candidate*()>;
   virtual void set_lookahead(Lookahead next) { (void)next; }
+  // The outputs the last measured candidate's checked run left, one per output buffer in
+  // argument order, handed over once; empty unless the runner keeps them (a host check) and
+  // the checked run completed.
+  virtual std::vector<std::vector<unsigned char>> take_checked_outputs() { return {}; }
 };
 
 // Throws Error(kNoGpu) when no driver or no device is present. `checkers`: one compiled for
@@ -48,10 +52,14 @@ class Runner {
 // `reference`: the spec's reference kernel compiled for the device (compile_reference_kernel);
 // set_reference() runs it first, and its outputs are what every variant is checked against,
 // so a baseline that disagrees is a wrong answer like any variant, not an error.
+// `keep_outputs`: a host check judges the outputs elsewhere (gputune/host_check.h), so the
+// runner compares nothing (no checkers, no reference) and keeps each checked run's outputs for
+// take_checked_outputs(); variants that complete are kOk.
 std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordinal,
                                         const TimingOptions& timing, OutputCheckers checkers,
                                         std::shared_ptr<const StoppingRule> stopping = nullptr,
                                         InputFillers fillers = {},
-                                        std::optional<ReferenceKernel> reference = std::nullopt);
+                                        std::optional<ReferenceKernel> reference = std::nullopt,
+                                        bool keep_outputs = false);
 
 }  // namespace gputune

@@ -277,6 +277,10 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
                      const std::atomic<bool>* stop) {
   const SearchOptions options = search_options(request);
   if (!request.replay.empty()) {
+    if (request.host_check) {
+      std::cerr << "gputune: warning: a replay cannot run the check function: the variants' "
+                   "statuses are those stored when they were measured (and checked)\n";
+    }
     Replay replay = open_replay(request);
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
@@ -294,6 +298,12 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     throw Error(ErrorCode::kUsage, "a SPEC is required (a file or a shipped name)");
   }
   Problem problem(requested_spec(request));
+  if (request.host_check && !problem.spec().check_outputs) {
+    throw Error(ErrorCode::kUsage,
+                problem.spec().path +
+                    " says check: none, and a check function was given; expected one of them "
+                    "(drop check: none to have the function judge the outputs)");
+  }
   if (!problem.baseline_note().empty()) {
     std::cerr << "gputune: warning: " << problem.baseline_note() << "\n";
   }
@@ -312,7 +322,8 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     };
     announce(SearchPhase::kStarting);
     const std::vector<int> devices = device_ordinals(request);
-    auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce);
+    auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce,
+                                      request.host_check);
     const std::string db = request.db.value_or("gputune.db");
     auto store = open_sqlite_store(db);
     NcuLaunch launch;

@@ -2,11 +2,13 @@
 // Plain values cross the boundary (dicts, lists, strings); result records cross as the JSON
 // text `gputune search --json` writes, so both front ends show the same fields. pandas and
 // plots live in Python.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -17,6 +19,7 @@
 
 #include "gputune/analysis.h"
 #include "gputune/error.h"
+#include "gputune/host_check.h"
 #include "gputune/results.h"
 #include "gputune/select.h"
 #include "gputune/session.h"
@@ -409,6 +412,83 @@ class PythonProgress {
   std::vector<std::pair<uint64_t, double>> events_;
 };
 
+// A read-only numpy array over the bytes, no copy: the array keeps them alive, so a check may
+// keep it after it returns.
+py::array numpy_view(const HostArray& a) {
+  auto* owner = new SharedBytes(a.bytes);
+  py::capsule base(owner, [](void* p) { delete static_cast<SharedBytes*>(p); });
+  py::array array(py::dtype::from_args(py::str(type_name(a.type))),
+                  {static_cast<py::ssize_t>(a.count())}, a.bytes->data(), base);
+  array.attr("setflags")(py::arg("write") = false);
+  return array;
+}
+
+// tune(check=...) as the session calls it, from the search's thread with the GIL taken:
+// `function(outputs, inputs, config)` over dicts of numpy views returns "" or why the outputs
+// are wrong (tuning.py wraps the user's function so). What escapes it (KeyboardInterrupt, a
+// misuse such as a result that is no verdict) ends the search as an Error, and is raised again
+// once the search has unwound.
+class PythonCheck {
+ public:
+  explicit PythonCheck(py::object function) : function_(std::move(function)) {}
+
+  HostCheck host_check() {
+    return [this](const HostCheckArrays& arrays) { return call(arrays); };
+  }
+
+  void rethrow() {
+    if (escaped_) {
+      std::unique_ptr<py::error_already_set> error = std::move(escaped_);
+      throw std::move(*error);
+    }
+  }
+
+ private:
+  std::string call(const HostCheckArrays& arrays) {
+    py::gil_scoped_acquire gil;
+    try {
+      py::dict outputs, inputs;
+      for (const HostArray& a : arrays.outputs) outputs[py::str(a.name)] = numpy_view(a);
+      for (const HostArray& a : arrays.inputs) inputs[py::str(a.name)] = numpy_view(a);
+      return function_(outputs, inputs, arrays.config).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      const std::string what = e.what();
+      escaped_ = std::make_unique<py::error_already_set>(std::move(e));
+      throw Error(ErrorCode::kUsage, "the check function raised " + what);
+    }
+  }
+
+  py::object function_;
+  std::unique_ptr<py::error_already_set> escaped_;
+};
+
+// The bridge a search uses, called once on arrays given here (name, type, bytes): for tests,
+// which have no GPU to run a search on.
+std::string call_check(py::object function, const std::vector<py::tuple>& outputs,
+                       const std::vector<py::tuple>& inputs, const std::string& config) {
+  auto arrays_of = [](const std::vector<py::tuple>& items) {
+    std::vector<HostArray> arrays;
+    for (const py::tuple& item : items) {
+      HostArray& a = arrays.emplace_back();
+      a.name = item[0].cast<std::string>();
+      if (!parse_type(item[1].cast<std::string>(), &a.type)) {
+        throw Error(ErrorCode::kUsage, "no type " + item[1].cast<std::string>());
+      }
+      const std::string bytes = item[2].cast<std::string>();
+      a.bytes = std::make_shared<const std::vector<unsigned char>>(bytes.begin(), bytes.end());
+    }
+    return arrays;
+  };
+  HostCheckArrays arrays{config, arrays_of(outputs), arrays_of(inputs)};
+  PythonCheck check(std::move(function));
+  try {
+    return check.host_check()(arrays);
+  } catch (const Error&) {
+    check.rethrow();
+    throw;
+  }
+}
+
 // search(spec, ...): spec is a Spec (tune()), a file or a shipped spec's name, or None (the
 // replay's own). Options mean what `gputune search`'s do; the facade checks them.
 py::dict search_from_python(const py::object& spec, const ProblemOverrides& overrides,
@@ -418,8 +498,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             const std::string& cache_dir, bool use_cache, double timeout_floor,
                             double timeout_factor, bool warm_cache,
                             std::optional<double> max_seconds, bool fast, bool compile_only,
-                            const std::string& arch, const std::string& replay,
-                            py::object progress) {
+                            const std::string& arch, const std::string& replay, py::object progress,
+                            py::object check) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -447,13 +527,28 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.arch = arch;
   request.replay = replay;
 
+  std::optional<PythonCheck> python_check;
+  if (!check.is_none()) {
+    python_check.emplace(std::move(check));
+    request.host_check = python_check->host_check();
+  }
+
   PythonProgress tracker(std::move(progress));
   SearchOutcome outcome;
+  std::exception_ptr failure;
   {
     // Compilers and GPU workers are forked processes: this process (Python's) never
     // initialises CUDA, and a variant that wrecks its context costs that variant only.
     py::gil_scoped_release release;
-    outcome = gputune::search(request, std::ref(tracker), tracker.stop_flag());
+    try {
+      outcome = gputune::search(request, std::ref(tracker), tracker.stop_flag());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (failure) {
+    if (python_check) python_check->rethrow();  // what the check raised ended the search
+    std::rethrow_exception(failure);
   }
   tracker.rethrow();
 
@@ -629,7 +724,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
         py::arg("fast") = defaults.fast, py::arg("compile_only") = defaults.compile_only,
         py::arg("arch") = defaults.arch, py::arg("replay") = defaults.replay,
-        py::arg("progress") = py::none());
+        py::arg("progress") = py::none(), py::arg("check") = py::none());
+  m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
+        py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());

@@ -74,8 +74,9 @@ def _cache_options(cache, cache_dir, no_cache):
 def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force=None,
         no_prior=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
-        compile_only=None, arch=None, replay=None, progress=True, what="search"):
-    """One search through the core; the arguments are search()'s."""
+        compile_only=None, arch=None, replay=None, progress=True, what="search", check=None):
+    """One search through the core; the arguments are search()'s. check: tune()'s judge of
+    each variant's outputs (tuning._check_function)."""
     options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
                "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
                "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
@@ -96,7 +97,8 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
         spec = os.fspath(spec)
     callback, bar = progress_for(progress, what)
     try:
-        raw = _core.search(spec, overrides=_overrides(set), progress=callback, **options)
+        raw = _core.search(spec, overrides=_overrides(set), progress=callback, check=check,
+                           **options)
     finally:
         if bar is not None:
             bar.close()

@@ -3,6 +3,7 @@ no spec file: the spec is built in memory (_core.build_spec) and checked as a fi
 """
 
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -110,6 +111,57 @@ def _digest(data):
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
+def _positional_parameters(function):
+    """How many positional arguments a function takes (2 for *args or when unknown)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    count = 0
+    for p in parameters:
+        if p.kind == p.VAR_POSITIONAL:
+            return 2
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            count += 1
+    return count
+
+
+def _check_function(check, output_shapes, input_shapes):
+    """tune()'s check= as the core calls it: judge(outputs, inputs, config) over dicts of flat
+    read-only numpy arrays returns "" when the outputs are right, else why not (the variant is
+    then a wrong_answer with that message). What the user's function raises that is no
+    Exception (KeyboardInterrupt), or a result that is no verdict, ends the search."""
+    name = getattr(check, "__name__", type(check).__name__)
+    takes = _positional_parameters(check)
+    if takes == 0:
+        raise UsageError("tune(): check %s takes no arguments; expected a function of the "
+                         "outputs, check(outputs) or check(outputs, inputs), each a dict of "
+                         "numpy arrays by argument name" % name)
+
+    def shaped(arrays, shapes):
+        return {k: v.reshape(shapes[k]) if k in shapes else v for k, v in arrays.items()}
+
+    def judge(outputs, inputs, config):
+        outputs = shaped(outputs, output_shapes)
+        try:
+            if takes >= 2:
+                verdict = check(outputs, shaped(inputs, input_shapes))
+            else:
+                verdict = check(outputs)
+        except Exception as e:
+            text = str(e).strip()
+            return "check %s raised %s%s" % (name, type(e).__name__, ": " + text if text else "")
+        if verdict is None:  # a check that only asserts
+            return ""
+        if isinstance(verdict, (bool, np.bool_)):
+            return "" if verdict else "check %s returned False" % name
+        raise UsageError("tune(): check %s returned a %s for config %s; expected True or False "
+                         "(or None from a check that only asserts)" % (
+                             name, type(verdict).__name__, config))
+
+    return judge
+
+
 def tune(source, name, *, params, args, block, grid, constraints=(), transforms=None,
          outputs=None, reference=None, baseline=None, problem=None, shared_bytes=None,
          rtol=1e-5, atol=1e-6, check=None, bytes=None, flops=None, options=(), macros=True,
@@ -128,7 +180,13 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     of problem values and parameters. reference: the expected outputs (a list in output order,
     or {name: array}); without it, the baseline config's outputs are the reference.
     problem: named values for expressions ({"n": 1024}). check="none" times variants without
-    checking their outputs (the results say so: ``outputs_checked`` is False). defines:
+    checking their outputs (the results say so: ``outputs_checked`` is False); check=function
+    judges each variant's outputs instead of a reference (Kernel Tuner's verify=):
+    ``check(outputs)`` or ``check(outputs, inputs)``, each a dict of read-only numpy arrays by
+    argument name, shaped as given, returns True or False, or raises (an assert): False or an
+    exception makes the variant a wrong_answer with that message, the baseline included. The
+    outputs cross from the GPU worker for every variant (see the README for the cost); the
+    function's name is part of the spec's identity, and a replay cannot call it. defines:
     {"N": "n", "BLOCKS": "ceil(n / TILE)"}, each -DNAME=value for every variant, the value an
     expression of problem values and parameters (for kernels that #define their sizes). The
     rest are spec keys (constraints, transforms, baseline, shared_bytes, rtol/atol, bytes/flops
@@ -150,13 +208,16 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     if not isinstance(source, str) or "__global__" not in source:
         raise UsageError("tune(): source must be CUDA source text defining a __global__ "
                          "function (or the path of a .cu file)")
-    if callable(check):
-        raise UsageError("tune(): check= does not take a callable yet (the outputs stay in the "
-                         "GPU worker process); pass reference= arrays (the expected outputs) or "
-                         "check='none'")
-    if check is not None and check != "none":
+    check_function = check if callable(check) else None
+    if check_function is not None:
+        check = None
+        if reference is not None:
+            raise UsageError("tune(): check= a function and reference= arrays are two checks; "
+                             "expected one of them (the function may compare with the arrays "
+                             "itself)")
+    elif check is not None and check != "none":
         raise UsageError("tune(): check=%r is not a check; expected 'none' (time without "
-                         "checking) or nothing" % (check,))
+                         "checking), a function of the outputs, or nothing" % (check,))
     if not isinstance(params, dict) or not params:
         raise UsageError("tune(): params must be a non-empty dict, e.g. {'TILE': [16, 32]}")
 
@@ -187,6 +248,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     arguments = []  # the spec's, as plain data
     inputs = {}  # name: the input array
     buffers = {}  # output name: (dtype, count)
+    output_shapes = {}  # output name: the shape of the array given
     data_digests = {}
     for arg_name, value in items:
         arg = value if isinstance(value, Arg) else Arg(value)
@@ -204,6 +266,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
             arguments.append(entry)
             if is_output:
                 buffers[arg_name] = (np.dtype(type_name), array.size)
+                output_shapes[arg_name] = array.shape
             else:
                 data = np.ascontiguousarray(array, dtype=np.dtype(type_name))
                 data_digests[arg_name] = _digest(data.tobytes())
@@ -298,8 +361,16 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     # The spec's identity (its text): everything above and the data's digests, canonical, so
     # that the same inputs find what is stored and other inputs do not. The source is keyed
     # apart (its own hash).
-    text = "# gputune.tune() v1\n" + json.dumps({"spec": parts, "data": data_digests},
-                                                 sort_keys=True, indent=1, default=repr) + "\n"
+    identity = {"spec": parts, "data": data_digests}
+    judge = None
+    if check_function is not None:
+        # Results judged by another function are not these: a new workload.
+        identity["check_function"] = getattr(check_function, "__qualname__",
+                                             type(check_function).__name__)
+        judge = _check_function(check_function, output_shapes,
+                                {k: v.shape for k, v in inputs.items()})
+    text = "# gputune.tune() v1\n" + json.dumps(identity, sort_keys=True, indent=1,
+                                                 default=repr) + "\n"
     base = re.sub(r"\W", "_", name.split("<")[0].strip().split("::")[-1]) or "kernel"
     parts.update(origin="tune()", path="tune:" + base, kernel_path="tune:%s.cu" % base,
                  source=source, text=text)
@@ -318,4 +389,4 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast,
                 compile_only=compile_only, arch=arch, replay=replay, progress=progress,
-                what=("compile " if compile_only else "tune ") + base)
+                what=("compile " if compile_only else "tune ") + base, check=judge)

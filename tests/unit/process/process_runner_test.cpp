@@ -5,10 +5,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "gputune/error.h"
 #include "support/engine_fakes.h"
@@ -250,6 +253,91 @@ TEST(ProcessRunner, WorkersSayTheyFillInputsWhenTheyStartAndStartAgain) {
   EXPECT_EQ(results[2].status, Status::kOk) << "measured by the worker that started again";
   EXPECT_EQ(later, std::vector<SearchPhase>{SearchPhase::kFillingInputs});
   EXPECT_TRUE(heard.empty());
+}
+
+}  // namespace
+}  // namespace gputune
+
+namespace gputune {
+namespace {
+
+// A stand-in that keeps outputs as a GPU runner does for a host check: `out` holds the
+// variant's index four times, `big` 3 MB of (index + position) bytes.
+class KeepingRunner : public testing::ScriptedRunner {
+ public:
+  using ScriptedRunner::ScriptedRunner;
+  Measurement set_reference(const Candidate& baseline) override {
+    keep(baseline.variant.index);
+    return ScriptedRunner::set_reference(baseline);
+  }
+  std::vector<Measurement> run(const std::vector<Candidate>& batch) override {
+    std::vector<Measurement> results = ScriptedRunner::run(batch);
+    keep(batch.back().variant.index);
+    return results;
+  }
+  std::vector<std::vector<unsigned char>> take_checked_outputs() override {
+    return std::exchange(kept_, {});
+  }
+
+ private:
+  void keep(uint64_t index) {
+    const float value = static_cast<float>(index);
+    std::vector<unsigned char> out(4 * sizeof(float));
+    for (int i = 0; i < 4; ++i) std::memcpy(out.data() + i * sizeof(float), &value, sizeof value);
+    std::vector<unsigned char> big(3 << 20);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<unsigned char>(index + i);
+    kept_ = {out, big};
+  }
+  std::vector<std::vector<unsigned char>> kept_;
+};
+
+TEST(ProcessRunner, AJudgeSeesEachCheckedRunsOutputsTheBaselinesIncluded) {
+  Script script;
+  script.sticky = {3};
+  std::vector<uint64_t> judged;
+  OutputJudge judge = [&](Measurement* m, std::vector<std::vector<unsigned char>> outputs) {
+    const uint64_t index = m->config_index;
+    judged.push_back(index);
+    ASSERT_EQ(outputs.size(), 2u);
+    float value = -1;
+    std::memcpy(&value, outputs[0].data() + 3 * sizeof(float), sizeof value);
+    EXPECT_EQ(value, static_cast<float>(index)) << "another variant's outputs";
+    ASSERT_EQ(outputs[1].size(), size_t{3} << 20);
+    for (size_t i = 0; i < outputs[1].size(); i += 4099) {
+      ASSERT_EQ(outputs[1][i], static_cast<unsigned char>(index + i)) << i;
+    }
+    if (index == 0 || index == 2) {
+      m->status = Status::kWrongAnswer;
+      m->message = "rejected " + std::to_string(index);
+    }
+  };
+  ProcessRunner runner(
+      {0, 1}, [script](int ordinal) { return std::make_unique<KeepingRunner>(script, ordinal); },
+      quick_watchdog(), {}, judge);
+  Measurement baseline = runner.set_reference(candidate(0));
+  EXPECT_EQ(baseline.status, Status::kWrongAnswer) << "the baseline is judged like any variant";
+  EXPECT_EQ(baseline.message, "rejected 0");
+  auto results = runner.run({candidate(1), candidate(2), candidate(3), candidate(4)});
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].status, Status::kOk);
+  EXPECT_EQ(results[1].status, Status::kWrongAnswer);
+  EXPECT_EQ(results[1].message, "rejected 2");
+  EXPECT_EQ(results[2].status, Status::kRuntimeError) << "a failed variant is not judged";
+  EXPECT_EQ(results[3].status, Status::kOk);
+  std::sort(judged.begin(), judged.end());
+  EXPECT_EQ(judged, (std::vector<uint64_t>{0, 1, 2, 4}))
+      << "once each; the second worker's baseline, and the restarted worker's, are not judged";
+}
+
+TEST(ProcessRunner, OutputsWithoutAJudgeAreDropped) {
+  ProcessRunner runner(
+      {0}, [](int ordinal) { return std::make_unique<KeepingRunner>(Script{}, ordinal); },
+      quick_watchdog());
+  // The worker sends what its runner keeps; the driver drops it unjudged.
+  EXPECT_EQ(runner.set_reference(candidate(0)).status, Status::kOk);
+  auto results = runner.run({candidate(1)});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::kOk);
 }
 
 }  // namespace

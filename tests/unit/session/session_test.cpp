@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
@@ -88,6 +90,43 @@ TEST_F(SessionTest, RecordingAndDatabaseGiveTheSameSearch) {
   auto stored = stored_workloads(*from_database.db);
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_EQ(stored[0].attempts, 26);
+}
+
+TEST_F(SessionTest, AReplayCannotRunACheckFunctionAndSaysSo) {
+  SearchOutcome plain = search(random_search(recording_));
+  SearchRequest checked = random_search(recording_);
+  int calls = 0;
+  checked.host_check = [&calls](const HostCheckArrays&) {
+    ++calls;
+    return std::string("rejected");
+  };
+  ::testing::internal::CaptureStderr();
+  SearchOutcome replayed = search(checked);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(calls, 0);
+  EXPECT_NE(err.find("a replay cannot run the check function"), std::string::npos) << err;
+  // The statuses are the stored ones.
+  ASSERT_EQ(replayed.evaluated.size(), plain.evaluated.size());
+  for (size_t i = 0; i < plain.evaluated.size(); ++i) {
+    EXPECT_EQ(replayed.evaluated[i].config_index, plain.evaluated[i].config_index);
+    EXPECT_EQ(replayed.evaluated[i].status, plain.evaluated[i].status);
+  }
+  EXPECT_EQ(replayed.baseline.status, plain.baseline.status);
+}
+
+TEST_F(SessionTest, ACheckFunctionAndCheckNoneAreRefusedTogether) {
+  std::string text;
+  {
+    std::ifstream in(spec_);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(dir_ / "unchecked.yaml") << text << "check: none\n";
+  SearchRequest request;
+  request.spec = (dir_ / "unchecked.yaml").string();
+  request.host_check = [](const HostCheckArrays&) { return std::string(); };
+  std::string message;
+  EXPECT_EQ(code_of(request, &message), ErrorCode::kUsage);
+  EXPECT_NE(message.find("check: none"), std::string::npos) << message;
 }
 
 TEST_F(SessionTest, ProgressNamesThePhasesInOrder) {
