@@ -21,6 +21,13 @@ struct Measurement {
   // What the compiler warned about in a compile that succeeded ("" when nothing): its log
   // without ptxas's resource report.
   std::string compiler_warnings;
+  // 1 when racing stopped the timing early: the samples show the variant cannot come within
+  // the margin of the best so far. Its median is honest for its samples, but it is never
+  // ranked as a full measurement.
+  int cut_short = 0;
+  // The rounds of the final interleaved re-measurement of the top few these samples come
+  // from; 0 for a measurement of the search itself.
+  int final_rounds = 0;
 
   double median_ms() const;  // NaN without samples
   double spread() const;     // (p90 - p10) / median; 0 with fewer than 2 samples

@@ -22,6 +22,9 @@ const std::vector<MeasurementField>& measurement_fields() {
       {"message", FieldKind::kText, &M::message},
       // Added with schema 3: older rows read as "". Recordings never held it.
       {"compiler_warnings", FieldKind::kText, &M::compiler_warnings, false, true},
+      // Added with schema 4 (racing): older rows and recordings read as 0, a full measurement.
+      {"cut_short", FieldKind::kInteger, &M::cut_short},
+      {"final_rounds", FieldKind::kInteger, &M::final_rounds},
   };
   return fields;
 }

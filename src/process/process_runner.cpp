@@ -39,6 +39,8 @@ constexpr double kLaunchesBeyondBudget = 8;
 void put_candidate(wire::Writer& w, const Candidate& c) {
   wire::put(w, c.variant);
   wire::put(w, c.kernel);
+  w.f64(c.race.cut_above_ms);
+  w.i64(c.race.min_samples);
 }
 
 int send_fatal(int fd, const Error& e) {
@@ -81,6 +83,8 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
       Candidate candidate;
       wire::get(reader, &candidate.variant);
       wire::get(reader, &candidate.kernel);
+      candidate.race.cut_above_ms = reader.f64();
+      candidate.race.min_samples = static_cast<int>(reader.i64());
       Measurement m;
       if (type == kReference) {
         m = runner->set_reference(candidate);

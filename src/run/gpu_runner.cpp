@@ -397,7 +397,9 @@ class GpuRunner : public Runner {
 
     prepare_outputs(/*poison=*/false);
     const auto timing_start = Clock::now();
-    time(prepared, &m->samples_ms);
+    TimedSamples timed = time(prepared, candidate.race);
+    m->samples_ms = std::move(timed.samples_ms);
+    m->cut_short = timed.cut_short ? 1 : 0;
     m->time_ms = seconds_since(timing_start) * 1e3;
     m->status = Status::kOk;
   }
@@ -415,11 +417,12 @@ class GpuRunner : public Runner {
     }
   }
 
-  // Event-timed launches, one per sample, until the stopping rule says enough.
-  void time(Prepared& prepared, std::vector<double>* samples) {
+  // Event-timed launches, one per sample, until the stopping rule says enough or the race is
+  // lost.
+  TimedSamples time(Prepared& prepared, const RaceLimit& race) {
     const cuda::Stream& stream = state_->stream;
     uint32_t stamp = 0;
-    *samples = collect_samples(
+    return collect_samples(
         *stopping_,
         [&] {
           launch_all_or_throw(prepared);
@@ -432,7 +435,8 @@ class GpuRunner : public Runner {
           state_->stop.record(stream.get());
           state_->stop.synchronize();
           return static_cast<double>(cuda::elapsed_ms(state_->start, state_->stop));
-        });
+        },
+        race);
   }
 
   TimingOptions timing_;

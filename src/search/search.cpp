@@ -7,6 +7,7 @@
 #include "process/process_runner.h"
 #include "search/async_adapters.h"
 #include "search/evaluation_pipeline.h"
+#include "search/final_remeasure.h"
 #include "search/progress_tracker.h"
 #include "search/search_budget.h"
 #include "search/search_record.h"
@@ -148,7 +149,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   // A GPU worker started again mid-search fills its inputs anew: that shows as its phase.
   PhaseListenerScope worker_phases(process_runner,
                                    [&tracker](SearchPhase phase) { tracker.set_phase(phase); });
-  StoredResults stored(store.measured(result.workload), options.force);
+  // A full-sampling search measures in full what racing cut short before.
+  StoredResults stored(store.measured(result.workload), options.force, options.racing.enabled);
   tracker.set_phase(SearchPhase::kBaseline);
   result.baseline = run_baseline(problem, arch, compiles, runner, options, store, result.workload,
                                  stored, record);
@@ -160,11 +162,16 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   const bool pipelined = async_runner != nullptr || compiles.parallelism() > 1;
   const size_t depth = pipeline_depth(options.pipeline, options.batch, pipelined,
                                       compiles.parallelism(), gpu.idle());
-  EvaluationPipeline pipeline({problem, arch, compiles, gpu, *strategy, store, result.workload},
-                              stored, budget, options.batch, depth, tracker, record);
+  EvaluationPipeline pipeline(
+      {problem, arch, compiles, gpu, *strategy, store, result.workload, options.racing}, stored,
+      budget, options.batch, depth, tracker, record);
   result.evaluated = pipeline.run(stop);
 
   record.interrupted = stop && *stop;
+  if (options.racing.enabled && !record.interrupted) {
+    result.final_measurements = remeasure_top(problem, arch, compiles, runner, options.racing,
+                                              stored, store, result.workload, record);
+  }
   if (process_runner != nullptr) record.worker_restarts = process_runner->stats().restarts;
   record.wall_s = seconds_since(start);
   store.record_search(result.workload, record);

@@ -415,9 +415,9 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             bool use_prior, int device, const std::string& devices, size_t jobs,
                             const std::string& cache_dir, bool use_cache, double timeout_floor,
                             double timeout_factor, bool warm_cache,
-                            std::optional<double> max_seconds, bool fast, bool compile_only,
-                            const std::string& arch, const std::string& replay,
-                            py::object progress) {
+                            std::optional<double> max_seconds, bool fast,
+                            const std::string& sampling, bool compile_only, const std::string& arch,
+                            const std::string& replay, py::object progress) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -441,6 +441,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.warm_cache = warm_cache;
   request.max_seconds = max_seconds;
   request.fast = fast;
+  request.sampling = sampling;
   request.compile_only = compile_only;
   request.arch = arch;
   request.replay = replay;
@@ -579,9 +580,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("timeout_floor") = defaults.timeout_floor_s,
         py::arg("timeout_factor") = defaults.timeout_factor,
         py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
-        py::arg("fast") = defaults.fast, py::arg("compile_only") = defaults.compile_only,
-        py::arg("arch") = defaults.arch, py::arg("replay") = defaults.replay,
-        py::arg("progress") = py::none());
+        py::arg("fast") = defaults.fast, py::arg("sampling") = defaults.sampling,
+        py::arg("compile_only") = defaults.compile_only, py::arg("arch") = defaults.arch,
+        py::arg("replay") = defaults.replay, py::arg("progress") = py::none());
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
