@@ -60,7 +60,7 @@ int run(const std::vector<std::string>& args) {
       "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
       "per variant (an explicit --max-seconds wins)");
   add("sampling", po::value<std::string>()->default_value("race"),
-      "race: stop timing a variant once its samples show it is more than 10% slower than the "
+      "race: stop timing a variant once its samples show it is more than 5% slower than the "
       "best so far (stored flagged 'cut short'), then re-measure the 3 fastest in 3 "
       "interleaved rounds to pick the winner; full: time every variant in full");
   add("quiet,q", "no progress on stderr");

@@ -93,7 +93,7 @@ Measurement run_baseline(const Problem& problem, const std::string& arch, Compil
   }
   account_compilation(record, kernel);
   std::string warnings = compiler_warnings(kernel.log);
-  Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel)});
+  Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel), RaceLimit{}});
   baseline.compiler_warnings = std::move(warnings);
   account_measurement(record, baseline);
   if (problem.space().valid(index) && (options.force || !stored.contains(index))) {

@@ -21,7 +21,8 @@ namespace gputune {
 // the winner.
 struct RacingOptions {
   bool enabled = false;  // the session turns it on by default (SearchRequest::sampling)
-  double margin = 0.10;
+  // Chosen on the H200 recordings with gputune_racing_bench --sweep (docs/racing.md).
+  double margin = 0.05;
   int min_samples = 3;
   int top_k = 3;
   int final_rounds = 3;

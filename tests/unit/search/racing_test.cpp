@@ -66,7 +66,7 @@ class ScriptedRunner : public Runner {
 };
 
 // Index 0 is the baseline (A=1). Batches of 4 race against the best known when they start:
-// indices 1-4 against the baseline (2.0 ms), 5-7 against index 1 (1.0 ms).
+// indices 1-4 against the baseline (2.0 ms), 5-7 against index 1 (1.0 ms), with a 10% margin.
 const std::vector<double> kTimes = {2.0, 1.0, 1.05, 3.0, 1.5, 1.02, 1.3, 1.08};
 
 class RacingTest : public ::testing::Test {
@@ -93,6 +93,7 @@ baseline: {A: 1}
     SearchOptions options;
     options.strategy = "brute_force";
     options.racing.enabled = true;
+    options.racing.margin = 0.10;
     return options;
   }
   std::map<uint64_t, Measurement> stored(int64_t workload) const {
@@ -120,7 +121,7 @@ TEST_F(RacingTest, CutsOnlyVariantsWhoseSamplesCannotComeWithinTheMargin) {
   }
   for (uint64_t full : {0u, 2u, 4u, 7u}) {
     EXPECT_EQ(by_index.at(full).cut_short, 0) << full;
-    EXPECT_EQ(by_index.at(full).samples_ms.size(), 10u) << full;
+    EXPECT_GE(by_index.at(full).samples_ms.size(), 10u) << full;  // 30 for the top three
   }
 }
 
