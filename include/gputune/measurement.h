@@ -50,6 +50,9 @@ struct MeasurementField {
   bool in_report = true;
   // A real's value where an older database row or recording has none (NULL, no column).
   double missing = 0;
+  // An integer written to a recording only when some row holds a value other than 0, so that
+  // recordings from before it write back byte for byte.
+  bool recorded_when_set = false;
 
   template <typename T>
   T& of(Measurement& m) const {

@@ -23,8 +23,8 @@ const std::vector<MeasurementField>& measurement_fields() {
       // Added with schema 3: older rows read as "". Recordings never held it.
       {"compiler_warnings", FieldKind::kText, &M::compiler_warnings, false, true},
       // Added with schema 4 (racing): older rows and recordings read as 0, a full measurement.
-      {"cut_short", FieldKind::kInteger, &M::cut_short},
-      {"final_rounds", FieldKind::kInteger, &M::final_rounds},
+      {"cut_short", FieldKind::kInteger, &M::cut_short, true, true, 0, true},
+      {"final_rounds", FieldKind::kInteger, &M::final_rounds, true, true, 0, true},
   };
   return fields;
 }

@@ -425,7 +425,7 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "3");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
 }
 
 TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
@@ -440,6 +440,8 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   {
     RawDb raw(path);  // as schema 2 left it
     raw.exec("ALTER TABLE measurements DROP COLUMN compiler_warnings");
+    raw.exec("ALTER TABLE measurements DROP COLUMN cut_short");
+    raw.exec("ALTER TABLE measurements DROP COLUMN final_rounds");
     raw.exec("PRAGMA user_version = 2");
   }
   auto store = open_sqlite_store(path);
@@ -450,7 +452,8 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].compiler_warnings, "");
   EXPECT_EQ(got[1].compiler_warnings, warned.compiler_warnings);
-  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "3");
+  EXPECT_EQ(got[0].cut_short, 0);  // a row from before racing: a full measurement
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "4");
 }
 
 TEST(SqliteStore, TwoStoresOnOneFileShareIt) {
@@ -541,7 +544,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
   open_sqlite_store(path);
   RawDb(path).exec("PRAGMA user_version = 7");
   expect_db_error([&] { open_sqlite_store(path); },
-                  "was written by a newer gputune (schema 7, this build knows 3)");
+                  "was written by a newer gputune (schema 7, this build knows 4)");
   expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
 }
 
