@@ -24,6 +24,13 @@ struct Measurement {
   // GPU time of the variant's own launches (checked run, warm-up, samples), from events around
   // them: what the search's GPU idle share counts as busy.
   double gpu_busy_ms = 0;
+  // 1 when racing stopped the timing early: the samples show the variant cannot come within
+  // the margin of the best so far. Its median is honest for its samples, but it is never
+  // ranked as a full measurement.
+  int cut_short = 0;
+  // The rounds of the final interleaved re-measurement of the top few these samples come
+  // from; 0 for a measurement of the search itself.
+  int final_rounds = 0;
 
   double median_ms() const;  // NaN without samples
   double spread() const;     // (p90 - p10) / median; 0 with fewer than 2 samples
@@ -46,6 +53,9 @@ struct MeasurementField {
   bool in_report = true;
   // A real's value where an older database row or recording has none (NULL, no column).
   double missing = 0;
+  // An integer written to a recording only when some row holds a value other than 0, so that
+  // recordings from before it write back byte for byte.
+  bool recorded_when_set = false;
 
   template <typename T>
   T& of(Measurement& m) const {

@@ -47,6 +47,10 @@ struct SearchRequest {
   bool warm_cache = false;            // no L2 flush between samples
   std::optional<double> max_seconds;  // timing one variant; unset: 1 s, or 0.1 s with fast
   bool fast = false;                  // 5 ms warm-up, 5 to 100 samples, at most 0.1 s per variant
+  // "race": stop timing a variant once its samples show it cannot come within the margin of
+  // the best so far, then re-measure the top few interleaved (docs/racing.md); "full": time
+  // every variant until the stopping rule has enough.
+  std::string sampling = "race";
   bool compile_only = false;
   std::string arch = "sm_90";  // with compile_only
   // Judges each variant's outputs (the baseline's included) in this process, instead of the

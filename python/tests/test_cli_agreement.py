@@ -68,7 +68,7 @@ def test_every_search_option_is_reachable():
     # gputune search's options, as Python spells them (top is the table's length only).
     for option in ("spec", "set", "db", "strategy", "budget", "seed", "force", "no_prior",
                    "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
-                   "timeout_factor", "warm_cache", "max_seconds", "fast", "compile_only",
+                   "timeout_factor", "warm_cache", "max_seconds", "fast", "sampling", "compile_only",
                    "arch", "progress"):
         assert option in python, option
 

@@ -59,6 +59,10 @@ int run(const std::vector<std::string>& args) {
   add("fast",
       "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
       "per variant (an explicit --max-seconds wins)");
+  add("sampling", po::value<std::string>()->default_value("race"),
+      "race: stop timing a variant once its samples show it is more than 5% slower than the "
+      "best so far (stored flagged 'cut short'), then re-measure the 3 fastest in 3 "
+      "interleaved rounds to pick the winner; full: time every variant in full");
   add("quiet,q", "no progress on stderr");
   add("warnings",
       "after the results, each compiler warning with the variants that got it; with "
@@ -96,6 +100,7 @@ int run(const std::vector<std::string>& args) {
   request.warm_cache = vm.count("warm-cache");
   if (!vm["max-seconds"].defaulted()) request.max_seconds = vm["max-seconds"].as<double>();
   request.fast = vm.count("fast");
+  request.sampling = vm["sampling"].as<std::string>();
   request.compile_only = vm.count("compile-only");
   request.arch = vm["arch"].as<std::string>();
 

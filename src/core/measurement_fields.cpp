@@ -24,6 +24,9 @@ const std::vector<MeasurementField>& measurement_fields() {
       {"compiler_warnings", FieldKind::kText, &M::compiler_warnings, false, true},
       // Added with schema 4: older rows read as 0. Recordings and reports never held it.
       {"gpu_busy_ms", FieldKind::kReal, &M::gpu_busy_ms, false, false},
+      // Added with schema 6 (racing): older rows and recordings read as 0, a full measurement.
+      {"cut_short", FieldKind::kInteger, &M::cut_short, true, true, 0, true},
+      {"final_rounds", FieldKind::kInteger, &M::final_rounds, true, true, 0, true},
   };
   return fields;
 }

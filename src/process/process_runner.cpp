@@ -48,6 +48,8 @@ constexpr size_t kJobsPerWorker = 2;
 void put_candidate(wire::Writer& w, const Candidate& c) {
   wire::put(w, c.variant);
   wire::put(w, c.kernel);
+  w.f64(c.race.cut_above_ms);
+  w.i64(c.race.min_samples);
 }
 
 int send_fatal(int fd, const Error& e) {
@@ -111,6 +113,8 @@ bool read_worker_frame(int fd, Frame* frame) {
     wire::Reader reader(payload);
     wire::get(reader, &frame->candidate.variant);
     wire::get(reader, &frame->candidate.kernel);
+    frame->candidate.race.cut_above_ms = reader.f64();
+    frame->candidate.race.min_samples = static_cast<int>(reader.i64());
   }
   return true;
 }

@@ -1,4 +1,5 @@
 #include "replay/recording.h"
+#include <algorithm>
 
 #include <cerrno>
 #include <cmath>
@@ -30,10 +31,20 @@ std::vector<std::string> field_columns(const MeasurementField& field) {
   return {field.name};
 }
 
-std::string header() {
+// Whether a recording of `measurements` has a column for `field`: a field written only when set
+// gets one when some measurement holds a value other than 0.
+bool written(const MeasurementField& field, const std::vector<Measurement>* measurements) {
+  if (!field.in_recording) return false;
+  if (!field.recorded_when_set || measurements == nullptr) return true;
+  return std::any_of(measurements->begin(), measurements->end(),
+                     [&](const Measurement& m) { return field.of<int>(m) != 0; });
+}
+
+// The column header; with `measurements`, of a recording of them (else every column).
+std::string header(const std::vector<Measurement>* measurements = nullptr) {
   std::string out;
   for (const MeasurementField& field : measurement_fields()) {
-    if (!field.in_recording) continue;
+    if (!written(field, measurements)) continue;
     for (const std::string& column : field_columns(field)) {
       out += (out.empty() ? "" : ",") + column;
     }
@@ -130,11 +141,11 @@ std::string samples_text(const std::vector<double>& samples) {
   return out;
 }
 
-std::string row(const Measurement& m) {
+std::string row(const Measurement& m, const std::vector<Measurement>& all) {
   std::string out;
   const auto cell = [&](const std::string& text) { out += (out.empty() ? "" : ",") + text; };
   for (const MeasurementField& field : measurement_fields()) {
-    if (!field.in_recording) continue;
+    if (!written(field, &all)) continue;
     switch (field.kind) {
       case FieldKind::kConfigIndex:
         cell(std::to_string(field.of<uint64_t>(m)));
@@ -315,8 +326,8 @@ void write_recording(const Recording& recording, const std::string& path) {
   meta("copy_bandwidth_gbs", exact_text(info.copy_bandwidth_gbs));
   meta("recorded_at", info.recorded_at);
   meta("commit", info.commit);
-  out << header() << "\n";
-  for (const Measurement& m : recording.measurements) out << row(m) << "\n";
+  out << header(&recording.measurements) << "\n";
+  for (const Measurement& m : recording.measurements) out << row(m, recording.measurements) << "\n";
   if (!recording.counters.empty()) {
     out << kCountersMarker << "\n" << kCountersHeader << "\n";
     for (const auto& [index, counters] : recording.counters) {

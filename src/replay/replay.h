@@ -21,7 +21,8 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
 
 // A Runner that answers from a recording instead of a GPU: recorded statuses (compile errors
 // included), samples, compile times and resources. A config that was not recorded is
-// kRuntimeError "not in the recording".
+// kRuntimeError "not in the recording". A racing candidate is served the recorded samples
+// one at a time and may be cut short (samples_ms then a prefix of the recorded ones).
 std::unique_ptr<Runner> make_replay_runner(Recording recording);
 std::unique_ptr<Runner> make_replay_runner(const Store& store, int64_t workload);
 

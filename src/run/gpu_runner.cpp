@@ -521,7 +521,9 @@ class GpuRunner : public Runner {
 
     prepare_outputs(/*poison=*/false);
     const auto timing_start = Clock::now();
-    m->gpu_busy_ms += time(prepared, &m->samples_ms);
+    TimedSamples timed = time(prepared, candidate.race, &m->gpu_busy_ms);
+    m->samples_ms = std::move(timed.samples_ms);
+    m->cut_short = timed.cut_short ? 1 : 0;
     m->time_ms = seconds_since(timing_start) * 1e3;
     m->status = Status::kOk;
   }
@@ -551,13 +553,13 @@ class GpuRunner : public Runner {
     }
   }
 
-  // Event-timed launches, one per sample, until the stopping rule says enough. Returns the GPU
-  // time of every launch, warm-up included.
-  double time(Prepared& prepared, std::vector<double>* samples) {
+  // Event-timed launches, one per sample, until the stopping rule says enough or the race is
+  // lost. Adds the GPU time of every launch, warm-up included, to *busy_ms.
+  TimedSamples time(Prepared& prepared, const RaceLimit& race, double* busy_ms) {
     const cuda::Stream& stream = state_->stream;
     uint32_t stamp = 0;
     double warmup_ms = 0;
-    *samples = collect_samples(
+    TimedSamples timed = collect_samples(
         *stopping_,
         [&] {
           state_->busy_start.record(stream.get());
@@ -573,10 +575,11 @@ class GpuRunner : public Runner {
           state_->stop.record(stream.get());
           state_->stop.synchronize();
           return static_cast<double>(cuda::elapsed_ms(state_->start, state_->stop));
-        });
-    double busy_ms = warmup_ms;
-    for (double sample : *samples) busy_ms += sample;
-    return busy_ms;
+        },
+        race);
+    *busy_ms += warmup_ms;
+    for (double sample : timed.samples_ms) *busy_ms += sample;
+    return timed;
   }
 
   // Takes the module loaded ahead for `candidate`, with its load's result, if there is one.

@@ -18,6 +18,7 @@ namespace gputune {
 struct Candidate {
   Variant variant;
   CompiledKernel kernel;
+  RaceLimit race;  // inactive: sampled in full
 };
 
 // Measures variants: the GPU, or a replay of stored results.

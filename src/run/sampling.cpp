@@ -43,19 +43,55 @@ double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::vector<double> collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
-                                    const std::function<double()>& take_sample,
-                                    const SecondsClock& now) {
+double median_lower_bound(const std::vector<double>& samples_ms) {
+  const size_t n = samples_ms.size();
+  // P(Binomial(n, 1/2) < k), summed term by term until it passes the allowed error.
+  const double allowed = 1.0 - kRaceConfidence;
+  double term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
+  double below = 0;
+  size_t k = 0;
+  while (k < n && below + term <= allowed) {
+    below += term;
+    ++k;
+    term *= static_cast<double>(n - k + 1) / static_cast<double>(k);  // P(B = k)
+  }
+  if (k == 0) return NAN;
+  std::vector<double> sorted = samples_ms;
+  std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.end());
+  return sorted[k - 1];
+}
+
+bool cannot_reach(const std::vector<double>& samples_ms, const RaceLimit& race) {
+  if (!race.active()) return false;
+  if (samples_ms.size() < static_cast<size_t>(std::max(race.min_samples, 1))) return false;
+  const double bound = median_lower_bound(samples_ms);
+  return !std::isnan(bound) && bound > race.cut_above_ms;
+}
+
+TimedSamples collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
+                             const std::function<double()>& take_sample, const RaceLimit& race,
+                             const SecondsClock& now) {
   const double warmup_start = now();
   do {
     warm_up();
   } while (!rule.warmed_up(now() - warmup_start));
-  std::vector<double> samples;
+  TimedSamples timed;
   const double start = now();
-  do {
-    samples.push_back(take_sample());
-  } while (!rule.enough(samples, now() - start));
-  return samples;
+  for (;;) {
+    timed.samples_ms.push_back(take_sample());
+    if (rule.enough(timed.samples_ms, now() - start)) break;
+    if (cannot_reach(timed.samples_ms, race)) {
+      timed.cut_short = true;
+      break;
+    }
+  }
+  return timed;
+}
+
+std::vector<double> collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
+                                    const std::function<double()>& take_sample,
+                                    const SecondsClock& now) {
+  return collect_samples(rule, warm_up, take_sample, RaceLimit{}, now).samples_ms;
 }
 
 double relative_standard_error(const std::vector<double>& samples) {

@@ -47,8 +47,36 @@ double sampling_limit_seconds(const TimingOptions& timing);
 using SecondsClock = std::function<double()>;
 double steady_seconds();
 
+// Racing: a variant is timed only until its samples show that it cannot come within the
+// noise of the best so far. The search sets the limit from the best full measurement so far.
+struct RaceLimit {
+  double cut_above_ms = 0;  // best so far x (1 + margin); 0: no race, full sampling
+  int min_samples = 3;      // never cut on fewer samples
+  bool active() const { return cut_above_ms > 0; }
+};
+
+// The confidence that the samples' lower bound of the median holds.
+constexpr double kRaceConfidence = 0.85;
+
+// A distribution-free lower confidence bound of the median: the k-th smallest sample, for the
+// largest k with P(Binomial(n, 1/2) < k) <= 1 - kRaceConfidence (the minimum from 3 samples);
+// NaN when n is too small for any k.
+double median_lower_bound(const std::vector<double>& samples_ms);
+
+// True once the samples are enough to race with and their median's lower bound is above the
+// limit: the variant cannot come within the margin of the best.
+bool cannot_reach(const std::vector<double>& samples_ms, const RaceLimit& race);
+
+struct TimedSamples {
+  std::vector<double> samples_ms;
+  bool cut_short = false;  // stopped by the race before the rule had enough
+};
+
 // Runs warm_up() until the rule is warmed up, then take_sample() (milliseconds) until it has
-// enough; returns every sample.
+// enough or, racing, the samples cannot reach the limit; returns every sample.
+TimedSamples collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
+                             const std::function<double()>& take_sample, const RaceLimit& race,
+                             const SecondsClock& now = steady_seconds);
 std::vector<double> collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
                                     const std::function<double()>& take_sample,
                                     const SecondsClock& now = steady_seconds);

@@ -18,6 +18,14 @@ size_t pipeline_depth(size_t requested, size_t batch, bool pipelined, size_t com
   return std::max<size_t>({depth, batch, 1});
 }
 
+RaceLimit race_limit(const RacingOptions& racing, double best_ms) {
+  RaceLimit race;
+  if (!racing.enabled || best_ms <= 0) return race;
+  race.cut_above_ms = best_ms * (1 + racing.margin);
+  race.min_samples = racing.min_samples;
+  return race;
+}
+
 EvaluationPipeline::EvaluationPipeline(PipelineParts parts, StoredResults& stored,
                                        const SearchBudget& budget, size_t batch, size_t depth,
                                        ProgressTracker& tracker, SearchRecord& record)
@@ -85,6 +93,7 @@ void EvaluationPipeline::dispatch() {
   for (size_t i = 0; i < window_.size() && parts_.gpu.accepting() > 0; ++i) {
     Slot& slot = window_[i];
     if (slot.state != Slot::State::kCompiled) continue;
+    slot.candidate.race = race_limit(parts_.racing, stored_.best_full_ms());
     run_seq_[parts_.gpu.submit(slot.candidate)] = first_seq_ + i;
     slot.state = Slot::State::kRunning;
     tracker_.set_phase(SearchPhase::kMeasuring);

@@ -10,6 +10,7 @@
 #include "process/compile_pool.h"
 #include "process/process_runner.h"
 #include "search/progress_tracker.h"
+#include "search/search.h"
 #include "search/search_budget.h"
 #include "search/stored_results.h"
 #include "space/problem.h"
@@ -27,6 +28,7 @@ struct PipelineParts {
   Strategy& strategy;
   Store& store;
   int64_t workload = 0;
+  RacingOptions racing;
 };
 
 // Proposals, compilations and measurements in flight at once: the strategy's proposals are
@@ -78,6 +80,10 @@ class EvaluationPipeline {
   std::vector<Measurement> fresh_;  // measured, not committed yet
   std::vector<Measurement> evaluated_;
 };
+
+// What a variant races against when the best full measurement so far is `best_ms` (0: none
+// yet, so nothing is cut).
+RaceLimit race_limit(const RacingOptions& racing, double best_ms);
 
 // Evaluations in flight at most: options.pipeline, else twice the compile workers plus four
 // per GPU when compilation and timing can overlap, else one batch.

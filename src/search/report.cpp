@@ -150,10 +150,37 @@ Report make_report(std::string title, const DeviceInfo& device, double copy_band
     if (baseline_ms > 0) row.speedup = baseline_ms / m.median_ms();
     report.ok.push_back(std::move(row));
   }
-  std::sort(report.ok.begin(), report.ok.end(), [](const ReportRow& a, const ReportRow& b) {
+  // A variant cut short by racing is never ranked as a full measurement: it comes after all
+  // of them, still in the order of its (honest but few) samples' median.
+  std::stable_sort(report.ok.begin(), report.ok.end(), [](const ReportRow& a, const ReportRow& b) {
+    if (a.measurement.cut_short != b.measurement.cut_short) return b.measurement.cut_short != 0;
     return a.measurement.median_ms() < b.measurement.median_ms();
   });
   return report;
+}
+
+std::string racing_text(const Report& report) {
+  size_t cut = 0, final_count = 0;
+  int rounds = 0;
+  for (const ReportRow& row : report.ok) {
+    cut += row.measurement.cut_short != 0;
+    if (row.measurement.final_rounds > 0) {
+      ++final_count;
+      rounds = std::max(rounds, row.measurement.final_rounds);
+    }
+  }
+  std::string out;
+  if (cut > 0) {
+    out += printf_string(
+        "racing: %zu %s cut short (slower than the best by more than the margin), ranked "
+        "after the fully measured\n",
+        cut, cut == 1 ? "variant" : "variants");
+  }
+  if (final_count > 0) {
+    out += printf_string("final: the %zu fastest re-measured in %d interleaved rounds\n",
+                         final_count, rounds);
+  }
+  return out;
 }
 
 std::string format_table(const Report& report, size_t top) {
@@ -185,6 +212,8 @@ std::string format_table(const Report& report, size_t top) {
     out += printf_string(" %7.2fx %5d %6d  ", r.speedup, m.registers, m.shared_bytes);
     out += config_text(m.config);
     if (report.baseline && m.config_index == report.baseline->config_index) out += "  (baseline)";
+    if (m.final_rounds > 0) out += printf_string("  (final: %d rounds)", m.final_rounds);
+    if (m.cut_short) out += printf_string("  (cut short: %zu samples)", m.samples_ms.size());
     out += "\n";
   }
   if (report.ok.size() > shown) {
@@ -195,6 +224,7 @@ std::string format_table(const Report& report, size_t top) {
     counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + status;
   }
   out += "variants: " + (counts.empty() ? std::string("none") : counts) + "\n";
+  out += racing_text(report);
   out += pruned_text(report.pruned);
   size_t failures_shown = 0;
   for (const auto& m : report.failed) {

@@ -55,6 +55,8 @@ nlohmann::json pruned_json(const std::vector<PrunedConfigs>& pruned);
 // One measurement as the JSON report writes it (a row of "results" or "failed").
 nlohmann::json measurement_json(const Measurement& m);
 std::string format_table(const Report& report, size_t top);
+// "racing: N variants cut short ...\nfinal: ...\n"; "" for a search without racing.
+std::string racing_text(const Report& report);
 // Each distinct compiler warning, indented, after the variants that got it; "" when none did.
 std::string format_warnings(const std::vector<Measurement>& measurements);
 std::string format_warnings(const Report& report);          // its baseline and every stored variant

@@ -7,6 +7,7 @@
 #include "process/process_runner.h"
 #include "search/async_adapters.h"
 #include "search/evaluation_pipeline.h"
+#include "search/final_remeasure.h"
 #include "search/progress_tracker.h"
 #include "search/search_budget.h"
 #include "search/search_record.h"
@@ -92,7 +93,7 @@ Measurement run_baseline(const Problem& problem, const std::string& arch, Compil
   }
   account_compilation(record, kernel);
   std::string warnings = compiler_warnings(kernel.log);
-  Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel)});
+  Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel), RaceLimit{}});
   baseline.compiler_warnings = std::move(warnings);
   account_measurement(record, baseline);
   if (problem.space().valid(index) && (options.force || !stored.contains(index))) {
@@ -148,7 +149,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   // A GPU worker started again mid-search fills its inputs anew: that shows as its phase.
   PhaseListenerScope worker_phases(process_runner,
                                    [&tracker](SearchPhase phase) { tracker.set_phase(phase); });
-  StoredResults stored(store.measured(result.workload), options.force);
+  // A full-sampling search measures in full what racing cut short before.
+  StoredResults stored(store.measured(result.workload), options.force, options.racing.enabled);
   tracker.set_phase(SearchPhase::kBaseline);
   result.baseline = run_baseline(problem, arch, compiles, runner, options, store, result.workload,
                                  stored, record);
@@ -162,8 +164,9 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   const bool pipelined = async_runner != nullptr || compiles.parallelism() > 1;
   const size_t depth = pipeline_depth(options.pipeline, options.batch, pipelined,
                                       compiles.parallelism(), gpu.idle());
-  EvaluationPipeline pipeline({problem, arch, compiles, gpu, *strategy, store, result.workload},
-                              stored, budget, options.batch, depth, tracker, record);
+  EvaluationPipeline pipeline(
+      {problem, arch, compiles, gpu, *strategy, store, result.workload, options.racing}, stored,
+      budget, options.batch, depth, tracker, record);
   // Only worker processes own a GPU here; a replay's or a test's runner has no idle share.
   const auto measuring_start = SearchClock::now();
   if (process_runner != nullptr) begin_measuring(record);
@@ -171,6 +174,10 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   if (process_runner != nullptr) record.measuring_s = seconds_since(measuring_start);
 
   record.interrupted = stop && *stop;
+  if (options.racing.enabled && !record.interrupted) {
+    result.final_measurements = remeasure_top(problem, arch, compiles, runner, options.racing,
+                                              stored, store, result.workload, record);
+  }
   if (process_runner != nullptr) record.worker_restarts = process_runner->stats().restarts;
   record.wall_s = seconds_since(start);
   store.record_search(result.workload, record);

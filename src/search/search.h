@@ -16,6 +16,19 @@
 
 namespace gputune {
 
+// Racing (docs/racing.md): a variant is timed only until its samples show it cannot come
+// within `margin` of the best full measurement so far; then the `top_k` fastest full
+// measurements are re-measured round-robin for `final_rounds` rounds, and those samples decide
+// the winner.
+struct RacingOptions {
+  bool enabled = false;  // the session turns it on by default (SearchRequest::sampling)
+  // Chosen on the H200 recordings with gputune_racing_bench --sweep (docs/racing.md).
+  double margin = 0.05;
+  int min_samples = 3;
+  int top_k = 3;
+  int final_rounds = 3;
+};
+
 struct SearchOptions {
   std::string strategy;                       // empty: the spec's
   std::optional<int64_t> budget_evaluations;  // unset: the spec's; 0: no limit
@@ -30,6 +43,7 @@ struct SearchOptions {
   size_t pipeline = 0;
   // Counters of measured variants for a strategy that follows the bottleneck; null: none.
   VariantProfiler* profiler = nullptr;
+  RacingOptions racing;
 };
 
 struct SearchResult {
@@ -38,6 +52,8 @@ struct SearchResult {
   double copy_bandwidth_gbs = 0;
   Measurement baseline;
   std::vector<Measurement> evaluated;  // this search's evaluations, reused ones included
+  // Racing's final re-measurement of the top few (see remeasure_top), fastest first.
+  std::vector<Measurement> final_measurements;
   SearchRecord record;
 };
 

@@ -49,6 +49,12 @@ SearchOptions search_options(const SearchRequest& request) {
     search.budget_evaluations = evaluations;
     search.budget_seconds = seconds;
   }
+  if (request.sampling != "race" && request.sampling != "full") {
+    throw Error(ErrorCode::kUsage, "--sampling " + request.sampling +
+                                       ": expected race (the default: stop timing variants that "
+                                       "cannot win) or full (time every variant in full)");
+  }
+  search.racing.enabled = request.sampling == "race";
   search.seed = request.seed;
   search.force = request.force;
   search.use_prior = request.use_prior;

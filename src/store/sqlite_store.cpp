@@ -142,9 +142,14 @@ CREATE TABLE IF NOT EXISTS profile_counters (
   PRIMARY KEY (profile_id, metric)
 );
 )sql"},
+    // Racing: timings cut short, and the final re-measurement of the top few.
+    {6, R"sql(
+ALTER TABLE measurements ADD COLUMN cut_short INTEGER;
+ALTER TABLE measurements ADD COLUMN final_rounds INTEGER;
+)sql"},
 };
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -602,7 +607,8 @@ class SqliteStore : public Store {
     // attempts: every measurement row; ok: configs whose latest attempt is ok.
     Statement s(db(), path_, R"sql(
 WITH latest AS (
-  SELECT v.workload_id, v.config_index, m.id AS measurement_id, m.status, m.median_ms
+  SELECT v.workload_id, v.config_index, m.id AS measurement_id, m.status, m.median_ms,
+         m.cut_short
   FROM variants v JOIN measurements m
     ON m.id = (SELECT MAX(id) FROM measurements WHERE variant_id = v.id)
 )
@@ -614,6 +620,7 @@ SELECT w.id, s.spec_hash, s.source_hash, s.path, s.text, s.kernel_name, w.proble
        (SELECT COUNT(*) FROM latest l WHERE l.workload_id = w.id AND l.status = 'ok'),
        (SELECT l.measurement_id FROM latest l
          WHERE l.workload_id = w.id AND l.status = 'ok' AND l.median_ms IS NOT NULL
+           AND COALESCE(l.cut_short, 0) = 0
          ORDER BY l.median_ms, l.config_index LIMIT 1),
        (SELECT l.measurement_id FROM latest l
          WHERE l.workload_id = w.id AND l.config_index = w.baseline_index)

@@ -497,9 +497,9 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             bool use_prior, int device, const std::string& devices, size_t jobs,
                             const std::string& cache_dir, bool use_cache, double timeout_floor,
                             double timeout_factor, bool warm_cache,
-                            std::optional<double> max_seconds, bool fast, bool compile_only,
-                            const std::string& arch, const std::string& replay, py::object progress,
-                            py::object check) {
+                            std::optional<double> max_seconds, bool fast,
+                            const std::string& sampling, bool compile_only, const std::string& arch,
+                            const std::string& replay, py::object progress, py::object check) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -523,6 +523,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.warm_cache = warm_cache;
   request.max_seconds = max_seconds;
   request.fast = fast;
+  request.sampling = sampling;
   request.compile_only = compile_only;
   request.arch = arch;
   request.replay = replay;
@@ -722,9 +723,10 @@ PYBIND11_MODULE(_core, m) {
         py::arg("timeout_floor") = defaults.timeout_floor_s,
         py::arg("timeout_factor") = defaults.timeout_factor,
         py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
-        py::arg("fast") = defaults.fast, py::arg("compile_only") = defaults.compile_only,
-        py::arg("arch") = defaults.arch, py::arg("replay") = defaults.replay,
-        py::arg("progress") = py::none(), py::arg("check") = py::none());
+        py::arg("fast") = defaults.fast, py::arg("sampling") = defaults.sampling,
+        py::arg("compile_only") = defaults.compile_only, py::arg("arch") = defaults.arch,
+        py::arg("replay") = defaults.replay, py::arg("progress") = py::none(),
+        py::arg("check") = py::none());
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());

@@ -97,7 +97,7 @@ class Results:
                 record[name] = config.get(name)
             for key in ("status", "median_ms", "spread", "samples", "gbs", "bandwidth_share",
                         "gflops", "speedup", "registers", "shared_bytes", "spill_bytes",
-                        "compile_ms"):
+                        "compile_ms", "cut_short", "final_rounds"):
                 value = _field(row, key)
                 if value is not None:
                     record[key] = value
@@ -118,7 +118,8 @@ class Results:
 
     @property
     def df(self):
-        """One row per variant, fastest correct ones first, then the failures."""
+        """One row per variant, fastest correct ones first (those that racing cut short, column
+        cut_short, after every full measurement), then the failures."""
         if self._df is None:
             self._df = self._frame(self._rows)
         return self._df

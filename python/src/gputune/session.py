@@ -74,13 +74,14 @@ def _cache_options(cache, cache_dir, no_cache):
 def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force=None,
         no_prior=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
-        compile_only=None, arch=None, replay=None, progress=True, what="search", check=None):
+        sampling=None, compile_only=None, arch=None, replay=None, progress=True, what="search",
+        check=None):
     """One search through the core; the arguments are search()'s. check: tune()'s judge of
     each variant's outputs (tuning._check_function)."""
     options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
                "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
                "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
-               "compile_only": compile_only, "arch": arch}
+               "sampling": sampling, "compile_only": compile_only, "arch": arch}
     options = {k: v for k, v in options.items() if v is not None}
     if no_prior is not None:
         options["use_prior"] = not no_prior
@@ -112,8 +113,8 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
 
 def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=None,
            no_prior=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
-           timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
-           jobs=None, cache=True, cache_dir=None, no_cache=None, progress=True):
+           sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None,
+           replay=None, jobs=None, cache=True, cache_dir=None, no_cache=None, progress=True):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
     Every option of ``gputune search`` is here with the same meaning and default (None: the
@@ -125,14 +126,16 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     device: a GPU ordinal, a list of them (identical GPUs) or "all". jobs: compile workers
     (None: one per hardware thread); cache: the compiled-module cache (True: the default
     folder, False: none, or a folder; also cache_dir= and no_cache=). timeout_floor,
-    timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing. no_prior: do not
+    timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing; sampling: "race"
+    (the default: stop timing variants that cannot win, then re-measure the top few) or
+    "full" (time every variant in full). no_prior: do not
     learn from the kernel's other workloads. progress: True (a bar), False, or a function
     called with a dict after each step.
     """
     return run(spec, set=set, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
                no_prior=no_prior, device=device, jobs=jobs, cache=cache, cache_dir=cache_dir,
                no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
-               warm_cache=warm_cache, max_seconds=max_seconds, fast=fast,
+               warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                compile_only=compile_only, arch=arch, replay=replay, progress=progress,
                what="compile" if compile_only else "search")
 

@@ -167,7 +167,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          rtol=1e-5, atol=1e-6, check=None, bytes=None, flops=None, options=(), macros=True,
          defines=None, description=None, db=None, strategy=None, budget=None, seed=None, force=None,
          no_prior=None, device=None, warm_cache=None, max_seconds=None, fast=None,
-         timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
+         sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
          jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
@@ -387,6 +387,6 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     return _run(spec_obj, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
                 no_prior=no_prior, device=device, jobs=jobs, cache=cache, cache_dir=cache_dir,
                 no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
-                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast,
+                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                 compile_only=compile_only, arch=arch, replay=replay, progress=progress,
                 what=("compile " if compile_only else "tune ") + base, check=judge)

@@ -149,5 +149,67 @@ TEST(SampleStatistics, MedianAndRelativeStandardError) {
   EXPECT_NEAR(relative_standard_error({1.0, 2.0, 3.0}), 1 / std::sqrt(3.0) / 2, 1e-15);
 }
 
+// Racing: a fixed number of samples unless the race is lost.
+class FixedSamples : public StoppingRule {
+ public:
+  explicit FixedSamples(size_t n) : n_(n) {}
+  bool warmed_up(double) const override { return true; }
+  bool enough(const std::vector<double>& samples_ms, double) const override {
+    return samples_ms.size() >= n_;
+  }
+
+ private:
+  size_t n_;
+};
+
+TimedSamples race(const std::vector<double>& stream, const RaceLimit& limit, size_t full = 10) {
+  size_t next = 0;
+  return collect_samples(
+      FixedSamples(full), [] {}, [&] { return stream[next++ % stream.size()]; }, limit,
+      [] { return 0.0; });
+}
+
+TEST(MedianLowerBound, IsAnOrderStatisticThatHoldsWithTheRaceConfidence) {
+  EXPECT_TRUE(std::isnan(median_lower_bound({1.0, 2.0})));  // 2 samples: 75% at best
+  EXPECT_DOUBLE_EQ(median_lower_bound({3.0, 1.0, 2.0}), 1.0);
+  // 10 samples: P(Binomial(10, 1/2) < 3) = 5.5% <= 15% < P(< 4) = 17.2%: the 3rd smallest.
+  EXPECT_DOUBLE_EQ(median_lower_bound({10, 9, 8, 7, 6, 5, 4, 3, 2, 1}), 3.0);
+}
+
+TEST(Racing, AVariantFarSlowerThanTheBestIsCutAfterMinSamples) {
+  const TimedSamples timed = race({3.0, 3.1, 2.9}, RaceLimit{1.1, 3});
+  EXPECT_TRUE(timed.cut_short);
+  EXPECT_EQ(timed.samples_ms.size(), 3u);
+}
+
+TEST(Racing, NeverCutsOnFewerThanMinSamples) {
+  const TimedSamples timed = race({3.0}, RaceLimit{1.1, 5});
+  EXPECT_TRUE(timed.cut_short);
+  EXPECT_EQ(timed.samples_ms.size(), 5u);
+}
+
+TEST(Racing, AVariantWithinTheMarginIsSampledInFull) {
+  const TimedSamples timed = race({1.05, 1.08, 1.04}, RaceLimit{1.1, 3});
+  EXPECT_FALSE(timed.cut_short);
+  EXPECT_EQ(timed.samples_ms.size(), 10u);
+}
+
+TEST(Racing, ASampleWithinTheMarginKeepsANoisyVariantInTheRace) {
+  // Most samples are slow, but the lower bound of the median (the minimum of 3, the 3rd
+  // smallest of 10) stays within the limit: the samples do not say it cannot win.
+  const TimedSamples timed =
+      race({2.0, 1.0, 2.0, 1.05, 2.0, 1.02, 2.0, 2.0, 2.0, 2.0}, RaceLimit{1.1, 3});
+  EXPECT_FALSE(timed.cut_short);
+  EXPECT_EQ(timed.samples_ms.size(), 10u);
+}
+
+TEST(Racing, NoRaceWithoutALimitAndTheStoppingRuleComesFirst) {
+  EXPECT_FALSE(race({5.0}, RaceLimit{}).cut_short);
+  // Enough samples for the rule at the same sample that would lose the race: a full one.
+  const TimedSamples timed = race({5.0}, RaceLimit{1.1, 3}, 3);
+  EXPECT_FALSE(timed.cut_short);
+  EXPECT_EQ(timed.samples_ms.size(), 3u);
+}
+
 }  // namespace
 }  // namespace gputune

@@ -89,7 +89,8 @@ TEST_F(SessionTest, RecordingAndDatabaseGiveTheSameSearch) {
   EXPECT_EQ(b.db, *from_database.db);
   auto stored = stored_workloads(*from_database.db);
   ASSERT_EQ(stored.size(), 1u);
-  EXPECT_EQ(stored[0].attempts, 26);
+  // 26 evaluations, then racing's final re-measurement: one more attempt for each of the top 3.
+  EXPECT_EQ(stored[0].attempts, 26 + 3);
 }
 
 TEST_F(SessionTest, AReplayCannotRunACheckFunctionAndSaysSo) {
