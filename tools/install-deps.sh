@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libyaml-cpp-dev libboost-program-options-dev
           libsqlite3-dev libeigen3-dev libmuparser-dev nlohmann-json3-dev libgtest-dev
-          python3-dev python3-venv)
+          python3-dev python3-venv libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

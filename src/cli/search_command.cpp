@@ -66,6 +66,9 @@ int run(const std::vector<std::string>& args) {
   add("compile-only", "only compile every variant (no GPU needed) and report failures");
   add("arch", po::value<std::string>()->default_value("sm_90"),
       "target architecture with --compile-only");
+  add("shard", po::value<std::string>(),
+      "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
+      "a Slurm job array; give each shard its own --db and merge them (gputune db merge)");
   po::positional_options_description positional;
   positional.add("spec", 1);
   const auto parsed =
@@ -73,7 +76,8 @@ int run(const std::vector<std::string>& args) {
             "\nexamples:\n"
             "  gputune search spaces/transpose.yaml\n"
             "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
-            "  gputune search transpose --compile-only --arch sm_90\n");
+            "  gputune search transpose --compile-only --arch sm_90\n"
+            "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   SearchRequest request;
@@ -98,6 +102,7 @@ int run(const std::vector<std::string>& args) {
   request.fast = vm.count("fast");
   request.compile_only = vm.count("compile-only");
   request.arch = vm["arch"].as<std::string>();
+  if (vm.count("shard")) request.shard = vm["shard"].as<std::string>();
 
   const bool json = vm.count("json");
   SearchOutcome outcome;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compile/compiler.h"
+#include "core/shard.h"
 #include "gputune/measurement.h"
 #include "gputune/progress.h"
 #include "run/runner.h"
@@ -27,6 +28,9 @@ struct SearchOptions {
   // GPU. 0: twice the compile workers plus four per GPU when the compiler or the runner works
   // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
   size_t pipeline = 0;
+  // Only this shard's configs (index mod count); brute force only, so that the shards of a
+  // space, run apart and merged, measure what one search would.
+  Shard shard;
 };
 
 struct SearchResult {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compile/compiler_log.h"
+#include "core/shard.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "process/compile_pool.h"
@@ -18,6 +19,7 @@
 #include "search/search.h"
 #include "session/problem_info.h"
 #include "session/recording_root.h"
+#include "session/writable_store.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -48,6 +50,7 @@ SearchOptions search_options(const SearchRequest& request) {
   search.seed = request.seed;
   search.force = request.force;
   search.use_prior = request.use_prior;
+  if (!request.shard.empty()) search.shard = parse_shard(request.shard, "--shard");
   return search;
 }
 
@@ -253,7 +256,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     Replay replay = open_replay(request);
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
-    auto store = open_sqlite_store(db);
+    auto store = open_writable_store(db);
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, progress, stop);
     outcome.db = request.db.value_or("");
@@ -282,7 +285,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto runner = make_process_runner(problem, device_ordinals(request), timing, *compiler,
                                       watchdog, announce);
     const std::string db = request.db.value_or("gputune.db");
-    auto store = open_sqlite_store(db);
+    auto store = open_writable_store(db);
     outcome = search_and_report(problem, *runner, *compiler, *store, options, progress, stop);
     outcome.db = db;
     outcome.nvrtc_version = nvrtc_version();

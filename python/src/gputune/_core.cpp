@@ -417,7 +417,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             double timeout_factor, bool warm_cache,
                             std::optional<double> max_seconds, bool fast, bool compile_only,
                             const std::string& arch, const std::string& replay,
-                            py::object progress) {
+                            const std::string& shard, py::object progress) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -444,6 +444,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.compile_only = compile_only;
   request.arch = arch;
   request.replay = replay;
+  request.shard = shard;
 
   PythonProgress tracker(std::move(progress));
   SearchOutcome outcome;
@@ -581,7 +582,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
         py::arg("fast") = defaults.fast, py::arg("compile_only") = defaults.compile_only,
         py::arg("arch") = defaults.arch, py::arg("replay") = defaults.replay,
-        py::arg("progress") = py::none());
+        py::arg("shard") = defaults.shard, py::arg("progress") = py::none());
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());

@@ -74,12 +74,12 @@ def _cache_options(cache, cache_dir, no_cache):
 def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force=None,
         no_prior=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
-        compile_only=None, arch=None, replay=None, progress=True, what="search"):
+        compile_only=None, arch=None, replay=None, shard=None, progress=True, what="search"):
     """One search through the core; the arguments are search()'s."""
     options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
                "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
                "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
-               "compile_only": compile_only, "arch": arch}
+               "compile_only": compile_only, "arch": arch, "shard": shard}
     options = {k: v for k, v in options.items() if v is not None}
     if no_prior is not None:
         options["use_prior"] = not no_prior
@@ -111,7 +111,7 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
 def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=None,
            no_prior=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
            timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
-           jobs=None, cache=True, cache_dir=None, no_cache=None, progress=True):
+           jobs=None, cache=True, cache_dir=None, no_cache=None, shard=None, progress=True):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
     Every option of ``gputune search`` is here with the same meaning and default (None: the
@@ -124,15 +124,16 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     (None: one per hardware thread); cache: the compiled-module cache (True: the default
     folder, False: none, or a folder; also cache_dir= and no_cache=). timeout_floor,
     timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing. no_prior: do not
-    learn from the kernel's other workloads. progress: True (a bar), False, or a function
+    learn from the kernel's other workloads. shard: "K/N", only configs whose index is K mod N
+    (brute force; gputune plan, docs/cluster.md). progress: True (a bar), False, or a function
     called with a dict after each step.
     """
     return run(spec, set=set, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
                no_prior=no_prior, device=device, jobs=jobs, cache=cache, cache_dir=cache_dir,
                no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast,
-               compile_only=compile_only, arch=arch, replay=replay, progress=progress,
-               what="compile" if compile_only else "search")
+               compile_only=compile_only, arch=arch, replay=replay, shard=shard,
+               progress=progress, what="compile" if compile_only else "search")
 
 
 # Stored results
