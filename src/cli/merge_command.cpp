@@ -69,7 +69,7 @@ int run(const std::vector<std::string>& args) {
 }
 
 const CommandRegistrar kRegistrar{
-    {"merge", "merge OUT IN...",
+    {"merge", "merge OUT IN",
      "merge result databases (shards, other machines) into one; idempotent, the\n"
      "lower median counts, each row keeps its origin",
      75, run}};
