@@ -51,6 +51,13 @@ struct SearchRequest {
   // "K/N": only the configs whose index is K mod N, brute force only (gputune plan); empty:
   // the whole space.
   std::string shard;
+  // Run as one rank of `mpirun -n N gputune search SPEC --mpi`: rank 0 runs the strategy, the
+  // cost model and the database; every rank (rank 0 too, in a worker process) compiles and
+  // measures on its own GPUs (`devices`). See docs/cluster.md.
+  bool mpi = false;
+  // With replay: take as long as the recording says compiling and measuring took (benchmarks
+  // of the search machinery itself).
+  bool replay_real_time = false;
 };
 
 // The replay rule, one for every front end: a replay source is a CSV recording or a gputune
@@ -78,6 +85,8 @@ struct SearchOutcome {
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant
   size_t compile_failures() const;
+  // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
+  bool measuring_rank = false;
 };
 
 // Runs `gputune search`. `progress` is called after each evaluation; the search ends after

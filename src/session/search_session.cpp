@@ -17,8 +17,10 @@
 #include "run/runner.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "session/mpi_search.h"
 #include "session/problem_info.h"
 #include "session/recording_root.h"
+#include "session/search_parts.h"
 #include "session/writable_store.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -28,7 +30,7 @@
 
 namespace gputune {
 
-namespace {
+namespace search_parts {
 
 SearchOptions search_options(const SearchRequest& request) {
   SearchOptions search;
@@ -157,11 +159,6 @@ void check_recording_matches(const Recording& recording, const Problem& problem,
   }
 }
 
-struct Replay {
-  std::unique_ptr<Problem> problem;
-  std::unique_ptr<Runner> runner;
-};
-
 Replay open_replay(const SearchRequest& request) {
   const std::string& path = request.replay;
   const bool has_spec = request.inline_spec || !request.spec.empty();
@@ -234,7 +231,9 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   return outcome;
 }
 
-}  // namespace
+}  // namespace search_parts
+
+using namespace search_parts;
 
 ReplaySource replay_source_kind(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -251,9 +250,11 @@ size_t SearchOutcome::compile_failures() const {
 
 SearchOutcome search(const SearchRequest& request, const ProgressCallback& progress,
                      const std::atomic<bool>* stop) {
+  if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
   if (!request.replay.empty()) {
     Replay replay = open_replay(request);
+    if (request.replay_real_time) replay.runner = pace_like_recorded(std::move(replay.runner));
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
     auto store = open_writable_store(db);

@@ -417,7 +417,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             double timeout_factor, bool warm_cache,
                             std::optional<double> max_seconds, bool fast, bool compile_only,
                             const std::string& arch, const std::string& replay,
-                            const std::string& shard, py::object progress) {
+                            const std::string& shard, bool mpi, bool replay_real_time,
+                            py::object progress) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -445,6 +446,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.arch = arch;
   request.replay = replay;
   request.shard = shard;
+  request.mpi = mpi;
+  request.replay_real_time = replay_real_time;
 
   PythonProgress tracker(std::move(progress));
   SearchOutcome outcome;
@@ -582,7 +585,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
         py::arg("fast") = defaults.fast, py::arg("compile_only") = defaults.compile_only,
         py::arg("arch") = defaults.arch, py::arg("replay") = defaults.replay,
-        py::arg("shard") = defaults.shard, py::arg("progress") = py::none());
+        py::arg("shard") = defaults.shard, py::arg("mpi") = defaults.mpi,
+        py::arg("replay_real_time") = defaults.replay_real_time, py::arg("progress") = py::none());
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
