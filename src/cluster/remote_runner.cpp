@@ -109,7 +109,8 @@ Measurement RemoteRunner::set_reference(const Candidate&) {
   for (size_t i = 0; i < peers_.size(); ++i) {
     if (!peers_[i].alive) continue;
     try {
-      wire::Reader r(expect(peers_[i].link, kRankReference));
+      const std::string payload = expect(peers_[i].link, kRankReference);
+      wire::Reader r(payload);  // holds a reference: the payload must outlive it
       Measurement m;
       wire::get(r, &m);
       if (!first) first = std::move(m);
@@ -145,7 +146,8 @@ double RemoteRunner::measure_copy_bandwidth() {
       if (!ipc::write_frame(peers_[i].link.fd, kRankBandwidth, "")) {
         throw Error(ErrorCode::kInternal, "went away");
       }
-      wire::Reader r(expect(peers_[i].link, kRankBandwidthIs));
+      const std::string payload = expect(peers_[i].link, kRankBandwidthIs);
+      wire::Reader r(payload);
       return r.f64();
     } catch (const Error& e) {
       lose(i, e.what(), &lost);
