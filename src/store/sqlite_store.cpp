@@ -137,9 +137,11 @@ CREATE TABLE origins (
   merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
   UNIQUE (database_id, path)
 );
-ALTER TABLE measurements ADD COLUMN origin_id INTEGER REFERENCES origins (id);
+-- origin_id is an origins.id; merge_database keeps that true. No REFERENCES clause: SQLite
+-- cannot drop a column that has one.
+ALTER TABLE measurements ADD COLUMN origin_id INTEGER;
 ALTER TABLE measurements ADD COLUMN origin_row INTEGER;
-ALTER TABLE searches ADD COLUMN origin_id INTEGER REFERENCES origins (id);
+ALTER TABLE searches ADD COLUMN origin_id INTEGER;
 ALTER TABLE searches ADD COLUMN origin_row INTEGER;
 )sql"},
 };

@@ -425,7 +425,7 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "3");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
 }
 
 TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
@@ -440,6 +440,12 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   {
     RawDb raw(path);  // as schema 2 left it
     raw.exec("ALTER TABLE measurements DROP COLUMN compiler_warnings");
+    for (const char* table : {"measurements", "searches"}) {  // schema 4's provenance
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN origin_id");
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN origin_row");
+    }
+    raw.exec("DROP TABLE identity");
+    raw.exec("DROP TABLE origins");
     raw.exec("PRAGMA user_version = 2");
   }
   auto store = open_sqlite_store(path);
@@ -450,7 +456,7 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].compiler_warnings, "");
   EXPECT_EQ(got[1].compiler_warnings, warned.compiler_warnings);
-  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "3");
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "4");
 }
 
 TEST(SqliteStore, TwoStoresOnOneFileShareIt) {
@@ -541,7 +547,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
   open_sqlite_store(path);
   RawDb(path).exec("PRAGMA user_version = 7");
   expect_db_error([&] { open_sqlite_store(path); },
-                  "was written by a newer gputune (schema 7, this build knows 3)");
+                  "was written by a newer gputune (schema 7, this build knows 4)");
   expect_db_error([&] { open_sqlite_store(path, true); }, "schema 7");
 }
 
