@@ -1,6 +1,14 @@
 #include "cluster/mpi_world.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <thread>
 
 #include <cstdint>
 #include <cstdlib>
@@ -93,7 +101,19 @@ std::string mpi_share_from_root(const std::string& text) {
   return out;
 }
 
-void mpi_finish() { api().finalize(); }
+// After a rank died, Open MPI's finalize sometimes waits for it forever: give it a while, then
+// leave without it (what had to be said went over our own sockets and is stored).
+void mpi_finish() {
+  std::cout.flush();
+  std::fflush(nullptr);
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  std::thread([done] {
+    api().finalize();
+    done->set_value();
+  }).detach();
+  if (finished.wait_for(std::chrono::seconds(10)) != std::future_status::ready) _exit(0);
+}
 
 #else
 

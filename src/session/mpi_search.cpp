@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <utility>
@@ -153,7 +154,7 @@ SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& p
     return outcome;
   }
   SearchOutcome outcome = search_as_root(request, world, listener, progress, stop);
-  mpi_finish();
+  std::atexit([] { mpi_finish(); });  // after the report is printed: finalize may not return
   return outcome;
 }
 
