@@ -2,9 +2,10 @@
 # Installs what gputune needs to build and test on Debian 12 / Ubuntu, skipping what is there.
 # The CUDA toolkit itself (NVRTC, cuda.h) is expected in /usr/local/cuda or $CUDA_HOME.
 set -euo pipefail
+# libopenmpi-dev and openmpi-bin: gputune search --mpi and its tests (optional: tests skip without mpirun).
 packages=(g++ cmake ninja-build pkg-config libyaml-cpp-dev libboost-program-options-dev
           libsqlite3-dev libeigen3-dev libmuparser-dev nlohmann-json3-dev libgtest-dev
-          python3-dev python3-venv)
+          python3-dev python3-venv libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

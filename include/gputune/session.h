@@ -58,6 +58,16 @@ struct SearchRequest {
   // from the GPU worker. A replay cannot call it: it answers with the statuses stored when the
   // variants were measured, and says so on stderr.
   HostCheck host_check;
+  // "K/N": only the configs whose index is K mod N, brute force only (gputune plan); empty:
+  // the whole space.
+  std::string shard;
+  // Run as one rank of `mpirun -n N gputune search SPEC --mpi`: rank 0 runs the strategy, the
+  // cost model and the database; every rank (rank 0 too, in a worker process) compiles and
+  // measures on its own GPUs (`devices`). See docs/cluster.md.
+  bool mpi = false;
+  // With replay: take as long as the recording says compiling and measuring took (benchmarks
+  // of the search machinery itself).
+  bool replay_real_time = false;
 };
 
 // The replay rule, one for every front end: a replay source is a CSV recording or a gputune
@@ -88,6 +98,8 @@ struct SearchOutcome {
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant
   size_t compile_failures() const;
+  // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
+  bool measuring_rank = false;
 };
 
 // Runs `gputune search`. `progress` is called after each evaluation; the search ends after
@@ -148,6 +160,47 @@ struct PriorImport {
   std::set<std::string> defaulted;  // spec parameters the file lacks
 };
 PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
+
+// Databases from several machines or shards merged into `output` (created if missing), one
+// input at a time, each in one transaction. A variant both measured counts the lower median (an
+// ok measurement beats a failure); rows are matched by content, so merging an input again
+// changes nothing; copied rows keep their origin (file, host, row). See docs/cluster.md.
+struct MergedDatabase {
+  std::string input, host, created_at;  // the file merged, the host and time it was created
+  int64_t workloads_added = 0, variants_added = 0, attempts_copied = 0;
+  int64_t replaced = 0;  // variants both measured where the input's measurement now counts
+  int64_t kept = 0;      // ... where the output's still counts
+  int64_t searches_copied = 0;
+};
+std::vector<MergedDatabase> merge_databases(const std::string& output,
+                                            const std::vector<std::string>& inputs);
+
+// The shards of a tuning campaign (gputune plan): every spec at every combination of the sweep's
+// problem values is one workload; several workloads are dealt to the shards in turn (workload i
+// to shard i mod N); a single workload is split by config index instead (brute force, search
+// --shard K/N). Deterministic: the same request gives the same plan.
+struct CampaignRequest {
+  std::vector<std::string> specs;  // files or shipped names
+  ProblemOverrides overrides;      // --set, for every workload
+  // --sweep n=1024,2048: each name with its values; every combination is a workload.
+  std::vector<std::pair<std::string, std::vector<std::string>>> sweeps;
+  uint64_t shards = 1;
+  std::string db_pattern = "shard-{K}.db";  // {K}: the shard's index
+  std::string search_options;               // appended to every command as given
+};
+struct PlannedWorkload {
+  std::string spec;
+  ProblemOverrides overrides;
+  std::string title;     // "spaces/transpose.yaml n=4096"
+  uint64_t configs = 0;  // valid configs (of the shard's part of the space when one is split)
+};
+struct PlannedShard {
+  uint64_t index = 0, count = 1;
+  std::string db;
+  std::vector<PlannedWorkload> workloads;
+  std::vector<std::string> commands;  // the gputune search command lines that run the shard
+};
+std::vector<PlannedShard> plan_campaign(const CampaignRequest& request);
 
 std::vector<std::string> strategy_list();
 std::vector<DeviceInfo> gpus();

@@ -70,6 +70,14 @@ int run(const std::vector<std::string>& args) {
   add("compile-only", "only compile every variant (no GPU needed) and report failures");
   add("arch", po::value<std::string>()->default_value("sm_90"),
       "target architecture with --compile-only");
+  add("mpi",
+      "one rank of mpirun --enable-recovery -n N gputune search SPEC --mpi: rank 0 runs the "
+      "strategy and the database, every rank measures on its --devices (docs/cluster.md)");
+  add("replay-real-time",
+      "with --replay, take as long as the recording says compiling and measuring took");
+  add("shard", po::value<std::string>(),
+      "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
+      "a Slurm job array; give each shard its own --db and merge them (gputune db merge)");
   po::positional_options_description positional;
   positional.add("spec", 1);
   const auto parsed =
@@ -77,7 +85,9 @@ int run(const std::vector<std::string>& args) {
             "\nexamples:\n"
             "  gputune search spaces/transpose.yaml\n"
             "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
-            "  gputune search transpose --compile-only --arch sm_90\n");
+            "  gputune search transpose --compile-only --arch sm_90\n"
+            "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
+            "  mpirun --enable-recovery -n 4 gputune search transpose --mpi --devices all\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   SearchRequest request;
@@ -103,6 +113,9 @@ int run(const std::vector<std::string>& args) {
   request.sampling = vm["sampling"].as<std::string>();
   request.compile_only = vm.count("compile-only");
   request.arch = vm["arch"].as<std::string>();
+  if (vm.count("shard")) request.shard = vm["shard"].as<std::string>();
+  request.mpi = vm.count("mpi");
+  request.replay_real_time = vm.count("replay-real-time");
 
   const bool json = vm.count("json");
   SearchOutcome outcome;
@@ -110,6 +123,7 @@ int run(const std::vector<std::string>& args) {
     ProgressPrinter printer(!vm.count("quiet"));
     outcome = search(request, std::ref(printer), &install_interrupt_handler());
   }
+  if (outcome.measuring_rank) return 0;  // rank 0 reports
   if (outcome.compile_only) {
     std::cout << compile_only_text(outcome, json, vm.count("warnings") > 0);
     return outcome.compile_failures() ? kSomeVariantsFailed : 0;

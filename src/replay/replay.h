@@ -26,6 +26,11 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
 std::unique_ptr<Runner> make_replay_runner(Recording recording);
 std::unique_ptr<Runner> make_replay_runner(const Store& store, int64_t workload);
 
+// Takes as long as the recording says each variant took to compile, check and time (its
+// compile_ms, check_ms and time_ms, or its samples where time_ms is not recorded), so that a replay
+// exercises the search's machinery in real time: `gputune search --replay FILE --replay-real-time`.
+std::unique_ptr<Runner> pace_like_recorded(std::unique_ptr<Runner> runner);
+
 // A Compiler for replay: every request succeeds at no cost, because the replay runner reports
 // the recorded compile failures itself.
 std::unique_ptr<Compiler> make_replay_compiler();

@@ -174,7 +174,10 @@ void EvaluationPipeline::wait_and_collect() {
     if (it == run_seq_.end()) continue;
     Slot& slot = slot_of(it->second);
     run_seq_.erase(it);
-    m.compiler_warnings = compiler_warnings(slot.candidate.kernel.log);
+    // A runner that compiled the variant itself (another MPI rank) reports its own warnings.
+    if (!slot.candidate.kernel.log.empty()) {
+      m.compiler_warnings = compiler_warnings(slot.candidate.kernel.log);
+    }
     slot.candidate = {};
     tracker_.set_phase(SearchPhase::kMeasuring);  // again, after a worker filled its inputs anew
     complete(slot, std::move(m));

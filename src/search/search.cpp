@@ -13,6 +13,7 @@
 #include "search/search_record.h"
 #include "search/stored_results.h"
 #include "search/strategy_context.h"
+#include "strategy/shard_filter.h"
 
 namespace gputune {
 
@@ -142,7 +143,16 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   record = begin_record(spec, options, runner, compiles);
   const SearchBudget budget(options.budget_evaluations.value_or(spec.search.budget_evaluations),
                             options.budget_seconds.value_or(spec.search.budget_seconds), start);
-  auto strategy = make_strategy(record.strategy, record.seed);
+  if (!options.shard.whole() && record.strategy != "brute_force") {
+    throw Error(ErrorCode::kUsage,
+                "--shard " + options.shard.text() +
+                    ": shards split a brute-force search by "
+                    "config index, and strategy " +
+                    record.strategy +
+                    " decides from what it measured; use --strategy brute_force, or shard the "
+                    "campaign's workloads instead (gputune plan)");
+  }
+  auto strategy = restrict_to_shard(make_strategy(record.strategy, record.seed), options.shard);
 
   ProgressTracker tracker(budget.total(problem.space()), progress);
   auto* process_runner = dynamic_cast<ProcessRunner*>(&runner);

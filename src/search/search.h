@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compile/compiler.h"
+#include "core/shard.h"
 #include "gputune/measurement.h"
 #include "gputune/progress.h"
 #include "run/runner.h"
@@ -44,6 +45,9 @@ struct SearchOptions {
   // Counters of measured variants for a strategy that follows the bottleneck; null: none.
   VariantProfiler* profiler = nullptr;
   RacingOptions racing;
+  // Only this shard's configs (index mod count); brute force only, so that the shards of a
+  // space, run apart and merged, measure what one search would.
+  Shard shard;
 };
 
 struct SearchResult {

@@ -12,6 +12,7 @@
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "search/search.h"
+#include "session/writable_store.h"
 #include "space/problem.h"
 #include "store/store.h"
 
@@ -163,7 +164,7 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
   device.name = device_name;
   // Never the toolchain of a search, so an import stays a workload of its own.
   const WorkloadKey key = workload_key(problem, device, "imported from Kernel Tuner");
-  auto store = open_sqlite_store(db);
+  auto store = open_writable_store(db);
   report.workload = store->workload(key);
   store->commit(report.workload, measurements);
   if (seen.count(problem.baseline_index())) {

@@ -10,6 +10,7 @@
 
 #include "compile/compiler_log.h"
 #include "compile/reference_kernel.h"
+#include "core/shard.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "process/compile_pool.h"
@@ -19,9 +20,12 @@
 #include "run/runner.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "session/mpi_search.h"
 #include "session/problem_info.h"
 #include "session/recording_root.h"
 #include "session/variant_profilers.h"
+#include "session/search_parts.h"
+#include "session/writable_store.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -30,7 +34,7 @@
 
 namespace gputune {
 
-namespace {
+namespace search_parts {
 
 SearchOptions search_options(const SearchRequest& request) {
   SearchOptions search;
@@ -58,6 +62,7 @@ SearchOptions search_options(const SearchRequest& request) {
   search.seed = request.seed;
   search.force = request.force;
   search.use_prior = request.use_prior;
+  if (!request.shard.empty()) search.shard = parse_shard(request.shard, "--shard");
   return search;
 }
 
@@ -164,12 +169,6 @@ void check_recording_matches(const Recording& recording, const Problem& problem,
   }
 }
 
-struct Replay {
-  std::unique_ptr<Problem> problem;
-  std::unique_ptr<Runner> runner;
-  std::map<uint64_t, StoredCounters> counters;  // what the bottleneck strategy replays
-};
-
 Replay open_replay(const SearchRequest& request) {
   const std::string& path = request.replay;
   const bool has_spec = request.inline_spec || !request.spec.empty();
@@ -264,7 +263,9 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   return outcome;
 }
 
-}  // namespace
+}  // namespace search_parts
+
+using namespace search_parts;
 
 ReplaySource replay_source_kind(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -281,6 +282,7 @@ size_t SearchOutcome::compile_failures() const {
 
 SearchOutcome search(const SearchRequest& request, const ProgressCallback& progress,
                      const std::atomic<bool>* stop) {
+  if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
   if (!request.replay.empty()) {
     if (request.host_check) {
@@ -288,9 +290,10 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
                    "statuses are those stored when they were measured (and checked)\n";
     }
     Replay replay = open_replay(request);
+    if (request.replay_real_time) replay.runner = pace_like_recorded(std::move(replay.runner));
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
-    auto store = open_sqlite_store(db);
+    auto store = open_writable_store(db);
     auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters);
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, *profiler, true, progress, stop);
@@ -331,7 +334,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce,
                                       request.host_check);
     const std::string db = request.db.value_or("gputune.db");
-    auto store = open_sqlite_store(db);
+    auto store = open_writable_store(db);
     NcuLaunch launch;
     launch.device = devices.front();
     launch.timeout_s = 60;

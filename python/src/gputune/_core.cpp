@@ -499,7 +499,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             double timeout_factor, bool warm_cache,
                             std::optional<double> max_seconds, bool fast,
                             const std::string& sampling, bool compile_only, const std::string& arch,
-                            const std::string& replay, py::object progress, py::object check) {
+                            const std::string& replay, const std::string& shard, bool mpi,
+                            bool replay_real_time, py::object progress, py::object check) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -527,6 +528,9 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.compile_only = compile_only;
   request.arch = arch;
   request.replay = replay;
+  request.shard = shard;
+  request.mpi = mpi;
+  request.replay_real_time = replay_real_time;
 
   std::optional<PythonCheck> python_check;
   if (!check.is_none()) {
@@ -725,8 +729,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
         py::arg("fast") = defaults.fast, py::arg("sampling") = defaults.sampling,
         py::arg("compile_only") = defaults.compile_only, py::arg("arch") = defaults.arch,
-        py::arg("replay") = defaults.replay, py::arg("progress") = py::none(),
-        py::arg("check") = py::none());
+        py::arg("replay") = defaults.replay, py::arg("shard") = defaults.shard,
+        py::arg("mpi") = defaults.mpi, py::arg("replay_real_time") = defaults.replay_real_time,
+        py::arg("progress") = py::none(), py::arg("check") = py::none());
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());

@@ -27,7 +27,8 @@ const std::set<std::string> kVolatileColumns = {"created_at", "bandwidth_measure
                                                 "wall_s",     "compile_s",
                                                 "check_s",    "time_s",
                                                 "jobs",       "run_s",
-                                                "overhead_s"};
+                                                "overhead_s", "database_id",
+                                                "host",       "merged_at"};
 
 std::string dump_database(const std::string& path) {
   sqlite3* db = nullptr;

@@ -425,7 +425,7 @@ TEST(SqliteStore, ReopenResumesAndStaysIntact) {
   EXPECT_EQ(raw.text("PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
   EXPECT_EQ(raw.text("PRAGMA application_id"), std::to_string(0x47505455));
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "6");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "7");
 }
 
 TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
@@ -446,6 +446,12 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
     raw.exec("ALTER TABLE searches DROP COLUMN gpu_idle_share");
     raw.exec("ALTER TABLE measurements DROP COLUMN cut_short");
     raw.exec("ALTER TABLE measurements DROP COLUMN final_rounds");
+    for (const char* table : {"measurements", "searches"}) {  // schema 7's provenance
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN origin_id");
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN origin_row");
+    }
+    raw.exec("DROP TABLE identity");
+    raw.exec("DROP TABLE origins");
     raw.exec("PRAGMA user_version = 2");
   }
   auto store = open_sqlite_store(path);
@@ -457,7 +463,7 @@ TEST(SqliteStore, ASchema2DatabaseGainsCompilerWarnings) {
   EXPECT_EQ(got[0].compiler_warnings, "");
   EXPECT_EQ(got[1].compiler_warnings, warned.compiler_warnings);
   EXPECT_EQ(got[0].cut_short, 0);  // a row from before racing: a full measurement
-  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "6");
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "7");
 }
 
 TEST(SqliteStore, ASchema3DatabaseGainsGpuBusyTimesAndTheIdleShare) {
@@ -477,6 +483,12 @@ TEST(SqliteStore, ASchema3DatabaseGainsGpuBusyTimesAndTheIdleShare) {
     raw.exec("ALTER TABLE searches DROP COLUMN gpu_idle_share");
     raw.exec("ALTER TABLE measurements DROP COLUMN cut_short");
     raw.exec("ALTER TABLE measurements DROP COLUMN final_rounds");
+    for (const char* table : {"measurements", "searches"}) {  // schema 7's provenance
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN origin_id");
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN origin_row");
+    }
+    raw.exec("DROP TABLE identity");
+    raw.exec("DROP TABLE origins");
     raw.exec("PRAGMA user_version = 3");
   }
   auto store = open_sqlite_store(path);
@@ -494,7 +506,7 @@ TEST(SqliteStore, ASchema3DatabaseGainsGpuBusyTimesAndTheIdleShare) {
   EXPECT_DOUBLE_EQ(got[0].gpu_busy_ms, 0);
   EXPECT_DOUBLE_EQ(got[1].gpu_busy_ms, 25);
   RawDb raw(path);
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "6");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), "7");
   EXPECT_EQ(raw.text("SELECT gpu_idle_share FROM searches"), "0.25");
 }
 

@@ -1,0 +1,33 @@
+#pragma once
+// What rank 0 and the measuring ranks say to each other: frames of process/ipc.h over TCP (or
+// a socket pair to rank 0's own worker), payloads in the wire format.
+#include <cstdint>
+#include <string>
+
+#include "gputune/device.h"
+
+namespace gputune {
+
+enum RankFrame : uint32_t {
+  kRankHello = 1,     // rank -> 0: rank, host, device, slots (GPUs)
+  kRankSetReference,  // 0 -> rank: compile and run the baseline
+  kRankReference,     // rank -> 0: the baseline's measurement
+  kRankMeasure,       // 0 -> rank: ticket, config index
+  kRankMeasured,      // rank -> 0: ticket, measurement
+  kRankBandwidth,     // 0 -> rank: measure the copy bandwidth
+  kRankBandwidthIs,   // rank -> 0: GB/s
+  kRankFailed,        // rank -> 0: an error message; the rank stops
+  kRankDone,          // 0 -> rank: the search is over
+};
+
+struct RankHello {
+  int rank = 0;
+  std::string host;
+  DeviceInfo device;
+  uint32_t slots = 1;
+};
+
+std::string hello_payload(const RankHello& hello);
+RankHello read_hello(const std::string& payload);
+
+}  // namespace gputune

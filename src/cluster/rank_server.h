@@ -1,0 +1,17 @@
+#pragma once
+#include <string>
+
+#include "process/compile_pool.h"
+#include "process/process_runner.h"
+#include "space/problem.h"
+
+namespace gputune {
+
+// A measuring rank: says hello to rank 0 on `fd`, then compiles and measures the configs rank 0
+// sends, as many at once as `gpu` has idle GPUs, and sends each measurement back, until rank 0
+// says done or goes away. Returns an exit code.
+// `slots`: the GPUs `gpu` measures on at once.
+int serve_rank(int fd, int rank, const Problem& problem, CompileService& compiles, AsyncRunner& gpu,
+               size_t slots);
+
+}  // namespace gputune

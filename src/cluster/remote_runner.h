@@ -1,0 +1,72 @@
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/rank_link.h"
+#include "process/process_runner.h"
+
+namespace gputune {
+
+// A measuring rank as rank 0 sees it.
+struct RankPeer {
+  int fd = -1;
+  RankHello hello;
+};
+
+// The measuring ranks' hellos: `local` (rank 0's own worker, on a socket pair) and `remote`
+// connections accepted on `listener` until `remote` have said hello or timeout_s passed.
+std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
+                                   double timeout_s);
+// Tells every rank that the search is over and closes the connections.
+void dismiss_ranks(std::vector<RankPeer>& peers);
+
+// Rank 0's GPUs: the measuring ranks of one device model, each with its slots (GPUs, twice
+// over so that their compilers run ahead). A candidate goes to the rank with the most free
+// slots as its config index; that rank compiles and measures it. A rank that fails or goes away
+// costs the configs it had: they come back as runtime errors that name it; the search goes on
+// with the others until none is left.
+class RemoteRunner : public AsyncRunner {
+ public:
+  explicit RemoteRunner(std::vector<RankPeer> peers);
+  ~RemoteRunner() override;
+
+  const DeviceInfo& device() const override { return device_; }
+  Measurement set_reference(const Candidate& baseline) override;
+  std::vector<Measurement> run(const std::vector<Candidate>& batch) override;
+  double measure_copy_bandwidth() override;
+  size_t idle() const override;
+  size_t busy() const override { return owner_.size(); }
+  uint64_t submit(Candidate candidate) override;
+  std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) override;
+
+  std::vector<RankPeer> release();  // the ranks still alive, for the next device model's search
+  int lost_ranks() const { return lost_; }
+
+ private:
+  struct Peer {
+    RankPeer link;
+    bool alive = true;
+    size_t in_flight = 0;
+  };
+  struct Pending {
+    size_t peer;
+    uint64_t index;
+    std::string config;
+  };
+  // Marks a rank dead and hands back what it had as lost.
+  void lose(size_t peer, const std::string& why,
+            std::vector<std::pair<uint64_t, Measurement>>* out);
+  size_t capacity(const Peer& peer) const { return 2 * peer.link.hello.slots; }
+
+  std::vector<Peer> peers_;
+  DeviceInfo device_;
+  std::map<uint64_t, Pending> owner_;                           // ticket -> rank and config
+  std::vector<std::pair<uint64_t, Measurement>> lost_results_;  // handed back by the next poll
+  uint64_t next_ = 1;
+  int lost_ = 0;
+};
+
+}  // namespace gputune

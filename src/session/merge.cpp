@@ -1,0 +1,34 @@
+#include "store/merge.h"
+#include "gputune/error.h"
+#include "gputune/session.h"
+#include "session/writable_store.h"
+
+namespace gputune {
+
+std::vector<MergedDatabase> merge_databases(const std::string& output,
+                                            const std::vector<std::string>& inputs) {
+  if (inputs.empty()) {
+    throw Error(ErrorCode::kUsage,
+                "gputune merge OUT IN...: give the databases to merge after the output, such as "
+                "gputune merge all.db shard-*.db");
+  }
+  warn_if_network_database(output);
+  std::vector<MergedDatabase> out;
+  for (const std::string& input : inputs) {
+    const MergeCounts counts = merge_database(output, input);
+    MergedDatabase merged;
+    merged.input = counts.input;
+    merged.host = counts.host;
+    merged.created_at = counts.created_at;
+    merged.workloads_added = counts.workloads_added;
+    merged.variants_added = counts.variants_added;
+    merged.attempts_copied = counts.attempts_copied;
+    merged.replaced = counts.replaced;
+    merged.kept = counts.kept;
+    merged.searches_copied = counts.searches_copied;
+    out.push_back(std::move(merged));
+  }
+  return out;
+}
+
+}  // namespace gputune

@@ -1,0 +1,163 @@
+#include "session/mpi_search.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "cluster/mpi_world.h"
+#include "cluster/rank_server.h"
+#include "cluster/remote_runner.h"
+#include "cluster/tcp.h"
+#include "gputune/error.h"
+#include "process/ipc.h"
+#include "replay/replay.h"
+#include "search/async_adapters.h"
+#include "session/problem_info.h"
+#include "session/search_parts.h"
+#include "session/writable_store.h"
+
+namespace gputune {
+namespace {
+
+using namespace search_parts;
+
+// How long rank 0 waits for the other ranks to call in, and they for it to listen.
+constexpr double kRankStartSeconds = 300;
+
+// One measuring rank's work: this host's GPUs (or the replay) for rank 0, until it is done.
+int measure_for_root(const SearchRequest& request, int fd, int rank) {
+  try {
+    if (!request.replay.empty()) {
+      Replay replay = open_replay(request);
+      std::unique_ptr<Runner> runner = std::move(replay.runner);
+      if (request.replay_real_time) runner = pace_like_recorded(std::move(runner));
+      auto compiler = make_replay_compiler();
+      SerialCompiles compiles(*compiler);
+      BatchRuns gpu(*runner, 1);  // a replay rank stands for one GPU
+      return serve_rank(fd, rank, *replay.problem, compiles, gpu, 1);
+    }
+    Problem problem(requested_spec(request));
+    auto compiles = make_compile_pool(request);
+    auto gpu = make_process_runner(problem, device_ordinals(request), timing_options(request),
+                                   *compiles, watchdog_options(request));
+    return serve_rank(fd, rank, problem, *compiles, *gpu, gpu->devices().size());
+  } catch (const Error& e) {
+    std::cerr << "gputune: rank " << rank << ": " << e.what() << "\n";
+    ipc::write_frame(fd, kRankFailed, e.what());
+    return 1;
+  }
+}
+
+// The ranks by device model, in the order they said hello: each model is a workload.
+std::vector<std::vector<RankPeer>> by_device(std::vector<RankPeer> peers) {
+  std::vector<std::vector<RankPeer>> groups;
+  for (RankPeer& peer : peers) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const std::vector<RankPeer>& g) {
+      return g.front().hello.device.key() == peer.hello.device.key();
+    });
+    if (it == groups.end()) {
+      groups.push_back({std::move(peer)});
+    } else {
+      it->push_back(std::move(peer));
+    }
+  }
+  return groups;
+}
+
+SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world, int listener,
+                             const ProgressCallback& progress, const std::atomic<bool>* stop) {
+  if (world.size > 1 && !mpi_recovery_enabled()) {
+    std::cerr << "gputune: warning: mpirun runs without --enable-recovery, so Open MPI ends the "
+                 "whole job if one rank dies; start it as mpirun --enable-recovery -n "
+              << world.size << " ... to lose only that rank's variants\n";
+  }
+  // Rank 0 measures too, in a worker process of its own, as any other rank does.
+  ipc::Child local = ipc::spawn([&request](int fd) { return measure_for_root(request, fd, 0); });
+  std::vector<RankPeer> peers =
+      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds);
+  close(listener);
+
+  SearchOptions options = search_options(request);
+  std::unique_ptr<Problem> problem;
+  if (!request.replay.empty()) {
+    problem = std::move(open_replay(request).problem);
+  } else {
+    problem = std::make_unique<Problem>(requested_spec(request));
+  }
+  const std::string db = request.db.value_or(request.replay.empty() ? "gputune.db" : ":memory:");
+  auto store = open_writable_store(db);
+  // The ranks compile; rank 0's compiler only hands each config on.
+  auto compiler = make_replay_compiler();
+
+  SearchOutcome outcome;
+  std::vector<RankPeer> done;
+  bool first = true;
+  for (std::vector<RankPeer>& group : by_device(std::move(peers))) {
+    const std::string device = group.front().hello.device.name;
+    const size_t ranks = group.size();
+    RemoteRunner runner(std::move(group));
+    // The strategy is asked for as many configs as the ranks have room for.
+    options.batch = std::max(options.batch, runner.idle());
+    // Ranks are not profiled: the bottleneck strategy runs as the model strategy here.
+    auto profiler = make_recorded_profiler(problem->spec(), {});
+    SearchOutcome result = search_and_report(*problem, runner, *compiler, *store, options,
+                                             *profiler, false, progress, stop);
+    for (RankPeer& peer : runner.release()) done.push_back(std::move(peer));
+    if (first) {
+      outcome = std::move(result);
+      first = false;
+    } else {
+      std::cerr << "gputune: also searched on " << ranks << " ranks with " << device << ": "
+                << result.evaluated.size() << " evaluated (gputune show --db " << db << ")\n";
+    }
+    if (stop && *stop) break;
+  }
+  dismiss_ranks(done);
+  ipc::end_child(&local, 10);
+  outcome.db = request.db.value_or("");
+  if (request.replay.empty()) outcome.db = db;
+  outcome.problem = problem_info_of(*problem);
+  outcome.spec = problem->spec();
+  return outcome;
+}
+
+}  // namespace
+
+SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& progress,
+                         const std::atomic<bool>* stop) {
+  if (request.compile_only) {
+    throw Error(ErrorCode::kUsage,
+                "--mpi measures on the ranks' GPUs; --compile-only needs "
+                "no GPU and no MPI: leave out --mpi");
+  }
+  if (!request.shard.empty()) {
+    throw Error(ErrorCode::kUsage,
+                "--mpi and --shard: give one search either several ranks "
+                "(--mpi) or a part of the space (--shard), not both");
+  }
+  search_options(request);  // misused options fail on every rank before any rank waits
+  const MpiWorld world = mpi_start();
+  std::string address;
+  int listener = -1;
+  if (world.rank == 0) listener = tcp_listen(&address);
+  address = mpi_share_from_root(address);
+  if (world.rank != 0) {
+    const int fd = tcp_connect(address, kRankStartSeconds);
+    measure_for_root(request, fd, world.rank);
+    close(fd);
+    mpi_finish();
+    SearchOutcome outcome;
+    outcome.measuring_rank = true;
+    return outcome;
+  }
+  SearchOutcome outcome = search_as_root(request, world, listener, progress, stop);
+  std::atexit([] { mpi_finish(); });  // after the report is printed: finalize may not return
+  return outcome;
+}
+
+}  // namespace gputune

@@ -1,0 +1,136 @@
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/shard.h"
+#include "gputune/error.h"
+#include "gputune/session.h"
+#include "search/report.h"
+#include "space/problem.h"
+#include "spec/spec_catalog.h"
+#include "spec/spec_loader.h"
+
+namespace gputune {
+namespace {
+
+// Walking a larger space to count its shards' configs would take longer than the plan is worth.
+constexpr uint64_t kLargestCountedSpace = uint64_t{1} << 24;
+
+// A word the shell reads back as itself.
+std::string shell_word(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-./=,:+%@") == std::string::npos) {
+    return word;
+  }
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Every combination of the sweeps' values, the first sweep slowest.
+std::vector<ProblemOverrides> sweep_points(const CampaignRequest& request) {
+  std::vector<ProblemOverrides> points{request.overrides};
+  for (const auto& [name, values] : request.sweeps) {
+    if (values.empty()) {
+      throw Error(ErrorCode::kUsage,
+                  "--sweep " + name + "=: expected values, such as --sweep " + name + "=1024,2048");
+    }
+    std::vector<ProblemOverrides> next;
+    for (const ProblemOverrides& point : points) {
+      for (const std::string& value : values) {
+        next.push_back(point);
+        next.back().emplace_back(name, value);
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+std::string db_of(const CampaignRequest& request, uint64_t shard) {
+  std::string db = request.db_pattern;
+  const std::string k = std::to_string(shard);
+  for (size_t at = db.find("{K}"); at != std::string::npos; at = db.find("{K}", at + k.size())) {
+    db.replace(at, 3, k);
+  }
+  return db;
+}
+
+std::string search_command(const PlannedWorkload& workload, const std::string& db,
+                           const std::string& shard, const std::string& options) {
+  std::string command = "gputune search " + shell_word(workload.spec);
+  for (const auto& [name, value] : workload.overrides) {
+    command += " --set " + shell_word(name + "=" + value);
+  }
+  if (!shard.empty()) command += " --strategy brute_force --budget none --shard " + shard;
+  command += " --db " + shell_word(db);
+  if (!options.empty()) command += " " + options;
+  return command;
+}
+
+uint64_t valid_in_shard(const SearchSpace& space, const Shard& shard) {
+  if (space.size() > kLargestCountedSpace) return 0;
+  uint64_t count = 0;
+  for (uint64_t i = shard.index; i < space.size(); i += shard.count) count += space.valid(i);
+  return count;
+}
+
+}  // namespace
+
+std::vector<PlannedShard> plan_campaign(const CampaignRequest& request) {
+  if (request.specs.empty()) {
+    throw Error(ErrorCode::kUsage,
+                "gputune plan: give at least one SPEC (a file or a shipped "
+                "spec's name)");
+  }
+  if (request.shards == 0) {
+    throw Error(ErrorCode::kUsage, "--shards 0: expected at least one shard, such as --shards 8");
+  }
+  if (request.shards > 1 && request.db_pattern.find("{K}") == std::string::npos) {
+    throw Error(ErrorCode::kUsage, "--db " + request.db_pattern +
+                                       ": expected {K} in it, so that every shard writes its own "
+                                       "file, such as shard-{K}.db");
+  }
+  std::vector<PlannedWorkload> workloads;
+  std::vector<std::unique_ptr<Problem>> problems;
+  for (const std::string& spec : request.specs) {
+    for (const ProblemOverrides& point : sweep_points(request)) {
+      auto problem = std::make_unique<Problem>(load_spec(resolve_spec(spec), point));
+      PlannedWorkload workload;
+      workload.spec = spec;
+      workload.overrides = point;
+      workload.title = report_title(*problem);
+      workloads.push_back(std::move(workload));
+      problems.push_back(std::move(problem));
+    }
+  }
+
+  std::vector<PlannedShard> shards(request.shards);
+  for (uint64_t k = 0; k < request.shards; ++k) {
+    shards[k].index = k;
+    shards[k].count = request.shards;
+    shards[k].db = db_of(request, k);
+  }
+  if (workloads.size() == 1 && request.shards > 1) {
+    // One workload: its space is split by config index.
+    for (PlannedShard& shard : shards) {
+      PlannedWorkload part = workloads.front();
+      const Shard slice{shard.index, shard.count};
+      part.configs = valid_in_shard(problems.front()->space(), slice);
+      shard.commands.push_back(
+          search_command(part, shard.db, slice.text(), request.search_options));
+      shard.workloads.push_back(std::move(part));
+    }
+    return shards;
+  }
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    PlannedShard& shard = shards[i % request.shards];
+    PlannedWorkload& workload = workloads[i];
+    workload.configs = valid_in_shard(problems[i]->space(), Shard{});
+    shard.commands.push_back(search_command(workload, shard.db, "", request.search_options));
+    shard.workloads.push_back(std::move(workload));
+  }
+  return shards;
+}
+
+}  // namespace gputune
