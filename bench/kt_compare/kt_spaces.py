@@ -288,6 +288,7 @@ def _kernel_tuner_pieces(doc, kernel, problem, fixed, constraints, launch):
         "kernel_name": kernel["name"],
         "kernel_source": kernel["source"],
         "tune_params": tune_params,
+        "parameters": list(parameters),  # the spec's own; tune_params may add block sizes
         "restrictions": restrictions,
         "block_size_names": block_names,
         "grid": grid,
