@@ -327,8 +327,8 @@ def main():
                         help="raw JSON and the Markdown section go here (default: $OUT)")
     parser.add_argument("--results", default=None,
                         help="also append the Markdown section to this file (bench/RESULTS.md)")
-    parser.add_argument("--budget-s", type=float, default=480,
-                        help="wall time for all searches together, shared out by configs (480)")
+    parser.add_argument("--budget-s", type=float, default=420,
+                        help="wall time for all searches together, shared out by configs (420)")
     parser.add_argument("--min-limit-s", type=float, default=25,
                         help="the least time limit a tool gets for one space (25)")
     parser.add_argument("--spaces", default="", help="comma-separated space names (default: all)")
@@ -363,6 +363,7 @@ def main():
     mode = sampling_mode(args.gputune)
     log(f"{env['gpu']}, commit {env['commit']}, gputune timing mode: {mode}")
     rows, remaining, deadline = [], dict(weights), time.perf_counter() + args.budget_s
+    section = markdown(env, mode, rows, left_out, args)
     for tr in spaces:
         # Each space gets the budget left in proportion to its configs; Kernel Tuner gets what
         # gputune left of it (at least half).
@@ -384,12 +385,13 @@ def main():
         })
         shutil.rmtree(work / f"cupy-{tr.name}", ignore_errors=True)
         shutil.rmtree(work / f"modules-{tr.name}", ignore_errors=True)
+        # Written after every space: a run stopped from outside keeps what it measured.
+        raw = {"environment": env, "gputune_mode": mode, "budget_s": args.budget_s,
+               "left_out": left_out, "spaces": rows}
+        (out / "kt_compare.json").write_text(json.dumps(raw, indent=1, default=str))
+        section = markdown(env, mode, rows, left_out, args)
+        (out / "kt_compare.md").write_text(section)
 
-    raw = {"environment": env, "gputune_mode": mode, "budget_s": args.budget_s,
-           "left_out": left_out, "spaces": rows}
-    (out / "kt_compare.json").write_text(json.dumps(raw, indent=1, default=str))
-    section = markdown(env, mode, rows, left_out, args)
-    (out / "kt_compare.md").write_text(section)
     if args.results:
         with open(args.results, "a") as f:
             f.write("\n" + section)
