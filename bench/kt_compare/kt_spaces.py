@@ -56,7 +56,9 @@ def tokens(text):
             break
         m = _TOKEN.match(text, pos)
         if not m:
-            raise Unsupported(f"expression '{text}': cannot translate '{text[pos:].strip()}' to Python")
+            raise Unsupported(
+                f"expression '{text}': cannot translate '{text[pos:].strip()}' to Python"
+            )
         out.append((m.lastgroup, m.group(m.lastgroup)))
         pos = m.end()
     return out
@@ -245,7 +247,9 @@ def _kernel_tuner_pieces(doc, kernel, problem, fixed, constraints, launch):
                 values.add(int(v))
         tune_params[derived_name] = sorted(values)
         if used:
-            restrictions.append({"text": f"{derived_name} == {py}", "params": used + [derived_name]})
+            restrictions.append(
+                {"text": f"{derived_name} == {py}", "params": used + [derived_name]}
+            )
         block_names.append(derived_name)
 
     grid = []
@@ -272,12 +276,16 @@ def _kernel_tuner_pieces(doc, kernel, problem, fixed, constraints, launch):
         if "count" in a:
             py, used = to_python(a["count"], constants)
             if used:
-                raise Unsupported(f"argument {a['name']}: count {a['count']} is not a problem value")
+                raise Unsupported(
+                    f"argument {a['name']}: count {a['count']} is not a problem value"
+                )
             desc["count"] = _integral(evaluate(py, {}), f"count of {a['name']}")
         else:
             py, used = to_python(a["value"], constants)
             if used:
-                raise Unsupported(f"argument {a['name']}: scalar {a['value']} depends on parameters")
+                raise Unsupported(
+                    f"argument {a['name']}: scalar {a['value']} depends on parameters"
+                )
             desc["value"] = evaluate(py, {})
         if a.get("constant"):
             cmem[a.get("symbol", a["name"])] = desc

@@ -20,12 +20,20 @@ import kt_spaces  # noqa: E402
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("spec", help="the gputune spec (YAML), translated as kt_spaces does")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="a problem value, as gputune search --set")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a problem value, as gputune search --set",
+    )
     parser.add_argument("--cache", required=True, help="Kernel Tuner's cache file (fresh)")
     parser.add_argument("--result", required=True, help="JSON summary written at the end")
-    parser.add_argument("--as-functions", default="",
-                        help="indices of restrictions to pass as functions (run.py finds them)")
+    parser.add_argument(
+        "--as-functions",
+        default="",
+        help="indices of restrictions to pass as functions (run.py finds them)",
+    )
     parser.add_argument("--iterations", type=int, default=7, help="Kernel Tuner's default: 7")
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)

@@ -38,8 +38,9 @@ def gputune_counts(gputune, folder):
     """Space sizes (valid configs, device limits applied) of the specs in `folder`, by resolved
     path, from `gputune list --json` (no GPU needed)."""
     env = {**os.environ, "GPUTUNE_SPACES": str(folder)}
-    out = subprocess.run([gputune, "list", "--json"], env=env, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [gputune, "list", "--json"], env=env, capture_output=True, text=True, check=True
+    )
     return {str(Path(r["path"]).resolve()): r.get("variants") for r in json.loads(out.stdout)}
 
 
@@ -58,8 +59,9 @@ def run_limited(command, limit_s, env=None, stdout=None, interrupt=signal.SIGINT
     stops after the variant in flight and prints its report), and SIGKILL to its whole process
     group after grace_s. Returns (exit code, whole-process wall seconds, limit hit)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        command, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     hit = False
     try:
         _, err = proc.communicate(timeout=limit_s)
@@ -93,8 +95,12 @@ def read_kt_cache(path, names):
         if not isinstance(entry, dict) or "time" not in entry:
             continue
         t = entry["time"]
-        out.append(({k: entry[k] for k in names if k in entry},
-                    float(t) if isinstance(t, (int, float)) else None))
+        out.append(
+            (
+                {k: entry[k] for k in names if k in entry},
+                float(t) if isinstance(t, (int, float)) else None,
+            )
+        )
     return out
 
 
@@ -104,16 +110,32 @@ def config_key(config, names):
 
 def run_gputune(args, tr, spec, limit_s, work):
     db = work / f"{tr.name}.db"
-    command = [args.gputune, "search", str(spec), "--strategy", "brute_force", "--db", str(db),
-               "--json", "-q", "--cache-dir", str(work / f"modules-{tr.name}")]
+    command = [
+        args.gputune,
+        "search",
+        str(spec),
+        "--strategy",
+        "brute_force",
+        "--db",
+        str(db),
+        "--json",
+        "-q",
+        "--cache-dir",
+        str(work / f"modules-{tr.name}"),
+    ]
     for k, v in tr.problem_overrides.items():
         command += ["--set", f"{k}={v}"]
     command += args.gputune_arg
     json_path = work / f"{tr.name}.gputune.json"
     with open(json_path, "w") as out:
         rc, wall, hit = run_limited(command, limit_s, stdout=out)
-    result = {"command": " ".join(command), "rc": rc, "wall_s": wall, "time_limit_hit": hit,
-              "limit_s": limit_s}
+    result = {
+        "command": " ".join(command),
+        "rc": rc,
+        "wall_s": wall,
+        "time_limit_hit": hit,
+        "limit_s": limit_s,
+    }
     try:
         report = json.loads(json_path.read_text())
     except (json.JSONDecodeError, OSError) as e:
@@ -121,34 +143,54 @@ def run_gputune(args, tr, spec, limit_s, work):
         return result, {}
     s = report.get("search", {})
     rows = report.get("results", [])
-    result.update({
-        "evaluated": s.get("evaluated", 0),
-        "internal_wall_s": s.get("wall_s"),
-        "interrupted": s.get("interrupted"),
-        "gpu_idle_share": s.get("gpu_idle_share"),
-        "measuring_s": s.get("measuring_s"),
-        "status_counts": report.get("status_counts"),
-        "best": {"config": rows[0]["config"], "time_ms": rows[0]["median_ms"]} if rows else None,
-    })
+    result.update(
+        {
+            "evaluated": s.get("evaluated", 0),
+            "internal_wall_s": s.get("wall_s"),
+            "interrupted": s.get("interrupted"),
+            "gpu_idle_share": s.get("gpu_idle_share"),
+            "measuring_s": s.get("measuring_s"),
+            "status_counts": report.get("status_counts"),
+            "best": (
+                {"config": rows[0]["config"], "time_ms": rows[0]["median_ms"]} if rows else None
+            ),
+        }
+    )
     names = tr.kt["parameters"]
-    times = {config_key(r["config"], names): r["median_ms"] for r in rows
-             if all(n in r["config"] for n in names)}
+    times = {
+        config_key(r["config"], names): r["median_ms"]
+        for r in rows
+        if all(n in r["config"] for n in names)
+    }
     return result, times
 
 
 def run_kernel_tuner(args, tr, functions, limit_s, work):
     cache = work / f"{tr.name}.kt-cache.json"
     result_path = work / f"{tr.name}.kt.json"
-    command = [sys.executable, args.kt_script, str(tr.spec_path), "--cache", str(cache),
-               "--result", str(result_path),
-               "--as-functions", ",".join(map(str, functions))]
+    command = [
+        sys.executable,
+        args.kt_script,
+        str(tr.spec_path),
+        "--cache",
+        str(cache),
+        "--result",
+        str(result_path),
+        "--as-functions",
+        ",".join(map(str, functions)),
+    ]
     for k, v in tr.problem_overrides.items():
         command += ["--set", f"{k}={v}"]
-    env = {**os.environ, "CUPY_CACHE_DIR": str(work / f"cupy-{tr.name}"),
-           "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "CUPY_CACHE_DIR": str(work / f"cupy-{tr.name}"), "PYTHONUNBUFFERED": "1"}
     rc, wall, hit = run_limited(command, limit_s, env=env, interrupt=signal.SIGKILL, grace_s=10)
-    result = {"command": " ".join(command), "rc": rc, "wall_s": wall, "time_limit_hit": hit,
-              "limit_s": limit_s, "restrictions_as_functions": functions}
+    result = {
+        "command": " ".join(command),
+        "rc": rc,
+        "wall_s": wall,
+        "time_limit_hit": hit,
+        "limit_s": limit_s,
+        "restrictions_as_functions": functions,
+    }
     if result_path.exists():
         result.update(json.loads(result_path.read_text()))
     names = tr.kt["parameters"]
@@ -174,8 +216,10 @@ def agreement(g, kt, g_times, kt_times):
     common = set(g_times) & set(kt_times)
     if not common:
         return None, "no config evaluated by both"
-    return (min(g_times[c] for c in common) / min(kt_times[c] for c in common),
-            f"{len(common)} configs both evaluated")
+    return (
+        min(g_times[c] for c in common) / min(kt_times[c] for c in common),
+        f"{len(common)} configs both evaluated",
+    )
 
 
 def environment(args):
@@ -192,8 +236,8 @@ def environment(args):
     commit = commit or cmd(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) or "unknown"
     return {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "gpu": cmd(["nvidia-smi", "--query-gpu=name,driver_version",
-                    "--format=csv,noheader"]) or "unknown",
+        "gpu": cmd(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+        or "unknown",
         "cores": os.cpu_count(),
         "commit": commit,
         "python": sys.version.split()[0],
@@ -278,8 +322,12 @@ def markdown(env, mode, rows, left_out, args):
         ratio, basis = r["agreement"], r["agreement_basis"]
         idle = g.get("gpu_idle_share")
         cells = [
-            r["space"], r["configs"], f"{kt.get('evaluated', 0)}{_limit_mark(kt)}",
-            f"{kt_rate:.2f}", f"{g.get('evaluated', 0)}{_limit_mark(g)}", f"{g_rate:.2f}",
+            r["space"],
+            r["configs"],
+            f"{kt.get('evaluated', 0)}{_limit_mark(kt)}",
+            f"{kt_rate:.2f}",
+            f"{g.get('evaluated', 0)}{_limit_mark(g)}",
+            f"{g_rate:.2f}",
             f"{g_rate / kt_rate:.2f}x" if kt_rate > 0 else "-",
             f"{ratio:.3f} ({basis})" if ratio else basis,
             "-" if idle is None else f"{100 * idle:.0f}%",
@@ -287,8 +335,10 @@ def markdown(env, mode, rows, left_out, args):
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     if totals["kt_s"] > 0 and totals["g_s"] > 0 and totals["kt_n"] > 0:
         kt_rate, g_rate = totals["kt_n"] / totals["kt_s"], totals["g_n"] / totals["g_s"]
-        lines.append(f"| all | | {totals['kt_n']} | {kt_rate:.2f} | {totals['g_n']} | "
-                     f"{g_rate:.2f} | {g_rate / kt_rate:.2f}x | | |")
+        lines.append(
+            f"| all | | {totals['kt_n']} | {kt_rate:.2f} | {totals['g_n']} | "
+            f"{g_rate:.2f} | {g_rate / kt_rate:.2f}x | | |"
+        )
     lines.append("")
     lines.append("Best configs:")
     lines.append("")
@@ -305,16 +355,24 @@ def markdown(env, mode, rows, left_out, args):
         lines.append(f"- {item['space']}: left out, {item['why']}")
     for r in rows:
         for why in r["left_out"]:
-            lines.append(f"- {r['space']}: {why} ({r['original_configs']} configs in the "
-                         f"shipped space, {r['configs']} compared)")
+            lines.append(
+                f"- {r['space']}: {why} ({r['original_configs']} configs in the "
+                f"shipped space, {r['configs']} compared)"
+            )
         if r["restrictions_as_functions"]:
-            lines.append(f"- {r['space']}: Kernel Tuner got restrictions "
-                         f"{r['restrictions_as_functions']} as functions: its string parser "
-                         "(python-constraint2) admits the wrong configs for them")
+            lines.append(
+                f"- {r['space']}: Kernel Tuner got restrictions "
+                f"{r['restrictions_as_functions']} as functions: its string parser "
+                "(python-constraint2) admits the wrong configs for them"
+            )
     lines.append("")
-    lines.append("Problem values: " + "; ".join(
-        f"{r['space']} " + " ".join(f"{k}={v}" for k, v in r["problem"].items()) for r in rows)
-        + ".")
+    lines.append(
+        "Problem values: "
+        + "; ".join(
+            f"{r['space']} " + " ".join(f"{k}={v}" for k, v in r["problem"].items()) for r in rows
+        )
+        + "."
+    )
     lines.append("")
     return "\n".join(lines)
 
@@ -322,36 +380,68 @@ def markdown(env, mode, rows, left_out, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default=str(ROOT), help="repository root (spaces/, bench/)")
-    parser.add_argument("--gputune", default=None, help="the gputune binary (e.g. .device/bin/gputune)")
-    parser.add_argument("--out", default=os.environ.get("OUT", "/tmp/kt-compare"),
-                        help="raw JSON and the Markdown section go here (default: $OUT)")
-    parser.add_argument("--results", default=None,
-                        help="also append the Markdown section to this file (bench/RESULTS.md)")
-    parser.add_argument("--budget-s", type=float, default=420,
-                        help="wall time for all searches together, shared out by configs (420)")
-    parser.add_argument("--min-limit-s", type=float, default=25,
-                        help="the least time limit a tool gets for one space (25)")
+    parser.add_argument(
+        "--gputune", default=None, help="the gputune binary (e.g. .device/bin/gputune)"
+    )
+    parser.add_argument(
+        "--out",
+        default=os.environ.get("OUT", "/tmp/kt-compare"),
+        help="raw JSON and the Markdown section go here (default: $OUT)",
+    )
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="also append the Markdown section to this file (bench/RESULTS.md)",
+    )
+    parser.add_argument(
+        "--budget-s",
+        type=float,
+        default=420,
+        help="wall time for all searches together, shared out by configs (420)",
+    )
+    parser.add_argument(
+        "--min-limit-s",
+        type=float,
+        default=25,
+        help="the least time limit a tool gets for one space (25)",
+    )
     parser.add_argument("--spaces", default="", help="comma-separated space names (default: all)")
-    parser.add_argument("--set", action="append", default=[], metavar="SPACE:NAME=VALUE",
-                        help="a problem value for one space, for both tools")
-    parser.add_argument("--gputune-arg", action="append", default=[],
-                        help="an extra argument for gputune search (repeat), e.g. --fast")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SPACE:NAME=VALUE",
+        help="a problem value for one space, for both tools",
+    )
+    parser.add_argument(
+        "--gputune-arg",
+        action="append",
+        default=[],
+        help="an extra argument for gputune search (repeat), e.g. --fast",
+    )
     parser.add_argument("--kt-script", default=str(HERE / "kt_tune.py"), help=argparse.SUPPRESS)
-    parser.add_argument("--dry-run", action="store_true",
-                        help="only translate, count and print the plan (no GPU)")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="only translate, count and print the plan (no GPU)"
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="kt-compare-"))
 
     spaces, left_out = plan(args, work)
-    weights = {tr.name: max(1, getattr(tr, "gputune_count", None) or tr.kt_count or 1)
-               for tr in spaces}
-    log(f"{'space':18} {'original':>8} {'gputune':>8} {'KT':>6}  left out")
+    weights = {
+        tr.name: max(1, getattr(tr, "gputune_count", None) or tr.kt_count or 1) for tr in spaces
+    }
+    total = sum(weights.values())
+    log(f"{'space':18} {'original':>8} {'gputune':>8} {'KT':>6} {'limit s':>7}  left out")
     for tr in spaces:
-        log(f"{tr.name:18} {str(getattr(tr, 'original_count', '?')):>8} "
-            f"{str(getattr(tr, 'gputune_count', '?')):>8} {str(tr.kt_count):>6}  "
-            f"{'; '.join(tr.left_out) or '-'}")
+        # The time limit both tools share for this space if every space before it used its own.
+        limit = max(args.min_limit_s, args.budget_s * weights[tr.name] / total)
+        log(
+            f"{tr.name:18} {str(getattr(tr, 'original_count', '?')):>8} "
+            f"{str(getattr(tr, 'gputune_count', '?')):>8} {str(tr.kt_count):>6} {limit:7.0f}  "
+            f"{'; '.join(tr.left_out) or '-'}"
+        )
     for item in left_out:
         log(f"{item['space']:18} left out: {item['why']}")
     if args.dry_run:
@@ -377,17 +467,31 @@ def main():
         kt, kt_times = run_kernel_tuner(args, tr, tr.functions, kt_limit, work)
         log(f"  Kernel Tuner: {kt.get('evaluated')} in {kt['wall_s']:.1f} s")
         ratio, basis = agreement(g, kt, g_times, kt_times)
-        rows.append({
-            "space": tr.name, "configs": tr.gputune_count, "kt_configs": tr.kt_count,
-            "original_configs": tr.original_count, "problem": tr.problem,
-            "left_out": tr.left_out, "restrictions_as_functions": tr.functions,
-            "gputune": g, "kernel_tuner": kt, "agreement": ratio, "agreement_basis": basis,
-        })
+        rows.append(
+            {
+                "space": tr.name,
+                "configs": tr.gputune_count,
+                "kt_configs": tr.kt_count,
+                "original_configs": tr.original_count,
+                "problem": tr.problem,
+                "left_out": tr.left_out,
+                "restrictions_as_functions": tr.functions,
+                "gputune": g,
+                "kernel_tuner": kt,
+                "agreement": ratio,
+                "agreement_basis": basis,
+            }
+        )
         shutil.rmtree(work / f"cupy-{tr.name}", ignore_errors=True)
         shutil.rmtree(work / f"modules-{tr.name}", ignore_errors=True)
         # Written after every space: a run stopped from outside keeps what it measured.
-        raw = {"environment": env, "gputune_mode": mode, "budget_s": args.budget_s,
-               "left_out": left_out, "spaces": rows}
+        raw = {
+            "environment": env,
+            "gputune_mode": mode,
+            "budget_s": args.budget_s,
+            "left_out": left_out,
+            "spaces": rows,
+        }
         (out / "kt_compare.json").write_text(json.dumps(raw, indent=1, default=str))
         section = markdown(env, mode, rows, left_out, args)
         (out / "kt_compare.md").write_text(section)

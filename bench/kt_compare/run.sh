@@ -17,9 +17,10 @@ if [ -f .device/bin.tar.xz ] && [ ! -x .device/bin/gputune ]; then
   tar -C .device -xJf .device/bin.tar.xz --wildcards bin/gputune 'bin/lib*'
 fi
 cuda="${CUDA_HOME:-/usr/local/cuda}"
-export LD_LIBRARY_PATH="$cuda/lib64:$cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+lib="$cuda/lib64:$cuda/targets/x86_64-linux/lib"
+export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONUNBUFFERED=1
-python3 -c 'import kernel_tuner, cupy; print("kernel_tuner", kernel_tuner.__version__, "cupy", cupy.__version__)' \
-  || exit 1
+python3 -c 'import kernel_tuner as k, cupy as c; print("kernel_tuner", k.__version__,
+                                                     "cupy", c.__version__)' || exit 1
 python3 bench/kt_compare/run.py --gputune .device/bin/gputune --out "$out" "$@" 2>&1 |
   tee "$out/kt_compare.log"

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,9 @@ kernel_tuner = pytest.importorskip("kernel_tuner")
 
 
 def gputune_binary():
-    path = os.environ.get("GPUTUNE_BINARY") or str(ROOT / os.environ.get("BUILD_DIR", "build") / "gputune")
+    path = os.environ.get("GPUTUNE_BINARY") or str(
+        ROOT / os.environ.get("BUILD_DIR", "build") / "gputune"
+    )
     if not Path(path).is_file():
         pytest.skip(f"no gputune binary at {path} (build it, or set GPUTUNE_BINARY)")
     return path
@@ -101,8 +102,9 @@ def test_expressions_translate_with_muparser_precedence():
 
 
 def test_fills_are_the_specs_kinds_and_ranges():
-    a = kt_spaces.fill({"type": "float32", "count": 1000, "fill": "random", "seed": 5,
-                        "range": [-1, 1]})
+    a = kt_spaces.fill(
+        {"type": "float32", "count": 1000, "fill": "random", "seed": 5, "range": [-1, 1]}
+    )
     assert a.dtype == np.float32 and -1 <= a.min() < 0 < a.max() < 1
     assert (kt_spaces.fill({"type": "int32", "count": 4, "output": True}) == 0).all()
     assert kt_spaces.fill({"type": "uint32", "count": 3, "fill": "iota"}).tolist() == [0, 1, 2]
@@ -161,10 +163,27 @@ def test_run_end_to_end_with_stand_ins(tmp_path):
     results = tmp_path / "RESULTS.md"
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, str(HERE / "run.py"), "--gputune", str(fake_g), "--out", str(out),
-         "--spaces", "point_in_polygon,stencil_chain", "--budget-s", "1", "--min-limit-s", "3",
-         "--kt-script", str(fake_kt), "--results", str(results)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            str(HERE / "run.py"),
+            "--gputune",
+            str(fake_g),
+            "--out",
+            str(out),
+            "--spaces",
+            "point_in_polygon,stencil_chain",
+            "--budget-s",
+            "1",
+            "--min-limit-s",
+            "3",
+            "--kt-script",
+            str(fake_kt),
+            "--results",
+            str(results),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     raw = json.loads((out / "kt_compare.json").read_text())
@@ -178,3 +197,43 @@ def test_run_end_to_end_with_stand_ins(tmp_path):
     assert "| point_in_polygon | 152 | 2 (time limit) |" in section
     assert "stencil_chain: left out, 4 launches" in section
     assert section == "\n" + (out / "kt_compare.md").read_text()
+
+
+@pytest.mark.parametrize("path", SPACES, ids=[p.stem for p in SPACES])
+def test_kernel_tuner_source_compiles(path, tmp_path):
+    """The source Kernel Tuner compiles (its #defines before the kernel) for the first and last
+    config of its space, with its compile options; nvcc stands in for cupy's NVRTC here."""
+    import shutil
+
+    from kernel_tuner import util
+
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(nvcc).exists():
+        pytest.skip("no nvcc")
+    try:
+        tr = kt_spaces.translate(path)
+    except kt_spaces.Unsupported:
+        pytest.skip("left out of the comparison")
+    functions = kt_spaces.misparsed_restrictions(tr)
+    _, space = kt_spaces.kernel_tuner_space_size(tr, as_functions=functions)
+    kwargs = kt_spaces.tune_kernel_arguments(tr, with_arrays=False, as_functions=functions)
+    names = list(kwargs["block_size_names"])
+    util.append_default_block_size_names(names)  # as tune_kernel does
+    source = Path(kwargs["kernel_source"]).read_text()
+    for config in (space.list[0], space.list[-1]):
+        params = dict(zip(kwargs["tune_params"], config))
+        threads = util.get_thread_block_dimensions(params, names)
+        grid = kwargs["problem_size"](params)
+        _, text = util.prepare_kernel_string(
+            kwargs["kernel_name"], source, params, grid, threads, names, "CUPY", None
+        )
+        cu = tmp_path / "kernel.cu"
+        cu.write_text(text)
+        options = [o.replace("--include-path=", "-I") for o in kwargs["compiler_options"]]
+        options = [o.replace("--std=", "-std=") for o in options]
+        proc = subprocess.run(
+            [nvcc, "-arch=sm_90", "-cubin", "-o", str(tmp_path / "k.cubin"), *options, str(cu)],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, f"{params}: {proc.stderr[-2000:]}"
