@@ -79,6 +79,15 @@ def run_limited(command, limit_s, env=None, stdout=None, interrupt=signal.SIGINT
     return proc.returncode, wall, hit
 
 
+def _json_object(text):
+    """The object text opens: an entry line closed by '}' ("...},") or, the last entry of a
+    finished search, followed by the cache's own closing '}' ("...}}")."""
+    try:
+        return json.loads(text + "}")
+    except json.JSONDecodeError:
+        return json.JSONDecoder().raw_decode(text)[0]
+
+
 def read_kt_cache(path, names):
     """Configs in a Kernel Tuner cache file, finished or cut off: [(config, time_ms or None)]."""
     if not Path(path).exists():
@@ -89,7 +98,7 @@ def read_kt_cache(path, names):
         if not line.startswith('"') or ": {" not in line:
             continue
         try:
-            entry = next(iter(json.loads("{" + line + "}").values()))
+            entry = next(iter(_json_object("{" + line).values()))
         except (json.JSONDecodeError, StopIteration):
             continue  # the line being written when the process was stopped
         if not isinstance(entry, dict) or "time" not in entry:

@@ -237,3 +237,46 @@ def test_kernel_tuner_source_compiles(path, tmp_path):
             text=True,
         )
         assert proc.returncode == 0, f"{params}: {proc.stderr[-2000:]}"
+
+
+@pytest.mark.parametrize("path", SPACES, ids=[p.stem for p in SPACES])
+def test_kt_tune_runs_kernel_tuner_through_a_stand_in_cupy(path, tmp_path):
+    """kt_tune.py runs Kernel Tuner's real tune_kernel over the whole space, with CuPy stood in
+    (stand_in/): every launch must pass the kernel's argument count, a valid block and grid and
+    at most 48 KiB of dynamic shared memory, and the constant symbol must exist. Problem values
+    are made small: only the arrays' sizes depend on them here."""
+    try:
+        tr = kt_spaces.translate(path)
+    except kt_spaces.Unsupported:
+        pytest.skip("left out of the comparison")
+    small = [f"--set={k}=256" for k in tr.problem]
+    functions = ",".join(map(str, kt_spaces.misparsed_restrictions(tr)))
+    cache, result = tmp_path / "cache.json", tmp_path / "result.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE / "stand_in")] + sys.path)}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "kt_tune.py"),
+            str(path),
+            "--cache",
+            str(cache),
+            "--result",
+            str(result),
+            "--as-functions",
+            functions,
+            *small,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(result.read_text())
+    size, _ = kt_spaces.kernel_tuner_space_size(
+        tr, as_functions=kt_spaces.misparsed_restrictions(tr)
+    )
+    assert summary["evaluated"] == summary["valid"] == size
+    assert summary["best"]["time_ms"] == 1.0 and summary["device_name"] == "Stand-in GPU"
+    entries = run.read_kt_cache(cache, list(tr.kt["tune_params"]))
+    assert len(entries) == size and all(t == 1.0 for _, t in entries)
