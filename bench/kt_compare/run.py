@@ -409,6 +409,12 @@ def main():
         help="wall time for all searches together, shared out by configs (420)",
     )
     parser.add_argument(
+        "--hard-stop-s",
+        type=float,
+        default=500,
+        help="no search runs past this many seconds after the first starts (500)",
+    )
+    parser.add_argument(
         "--min-limit-s",
         type=float,
         default=25,
@@ -462,17 +468,26 @@ def main():
     mode = sampling_mode(args.gputune)
     log(f"{env['gpu']}, commit {env['commit']}, gputune timing mode: {mode}")
     rows, remaining, deadline = [], dict(weights), time.perf_counter() + args.budget_s
+    # Past the budget, spaces still get their least limit, but never past the hard stop: the
+    # device tool's command limit (600 s) must leave time to return what was written.
+    hard_stop = time.perf_counter() + args.hard_stop_s
     section = markdown(env, mode, rows, left_out, args)
     for tr in spaces:
         # Each space gets the budget left in proportion to its configs; Kernel Tuner gets what
         # gputune left of it (at least half).
         left = max(0.0, deadline - time.perf_counter())
         share = max(args.min_limit_s, left * weights[tr.name] / sum(remaining.values()))
+        share = min(share, (hard_stop - time.perf_counter()) / 2)
         del remaining[tr.name]
+        if hard_stop - time.perf_counter() < 2:
+            log(f"== {tr.name}: not run, past the hard stop (--hard-stop-s {args.hard_stop_s:g})")
+            left_out.append({"space": tr.name, "why": "not run: past run.py's hard stop"})
+            continue
         log(f"== {tr.name}: {tr.gputune_count} configs, {share:.0f} s")
         g, g_times = run_gputune(args, tr, tr.derived_path, share, work)
         log(f"  gputune: {g.get('evaluated')} in {g['wall_s']:.1f} s")
         kt_limit = max(args.min_limit_s, share - g["wall_s"], share / 2)
+        kt_limit = min(kt_limit, hard_stop - time.perf_counter())
         kt, kt_times = run_kernel_tuner(args, tr, tr.functions, kt_limit, work)
         log(f"  Kernel Tuner: {kt.get('evaluated')} in {kt['wall_s']:.1f} s")
         ratio, basis = agreement(g, kt, g_times, kt_times)
