@@ -386,6 +386,20 @@ def markdown(env, mode, rows, left_out, args):
     return "\n".join(lines)
 
 
+def write_results(out, env, mode, rows, left_out, args):
+    raw = {
+        "environment": env,
+        "gputune_mode": mode,
+        "budget_s": args.budget_s,
+        "left_out": left_out,
+        "spaces": rows,
+    }
+    (out / "kt_compare.json").write_text(json.dumps(raw, indent=1, default=str))
+    section = markdown(env, mode, rows, left_out, args)
+    (out / "kt_compare.md").write_text(section)
+    return section
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default=str(ROOT), help="repository root (spaces/, bench/)")
@@ -471,7 +485,7 @@ def main():
     # Past the budget, spaces still get their least limit, but never past the hard stop: the
     # device tool's command limit (600 s) must leave time to return what was written.
     hard_stop = time.perf_counter() + args.hard_stop_s
-    section = markdown(env, mode, rows, left_out, args)
+    section = write_results(out, env, mode, rows, left_out, args)
     for tr in spaces:
         # Each space gets the budget left in proportion to its configs; Kernel Tuner gets what
         # gputune left of it (at least half).
@@ -509,17 +523,9 @@ def main():
         shutil.rmtree(work / f"cupy-{tr.name}", ignore_errors=True)
         shutil.rmtree(work / f"modules-{tr.name}", ignore_errors=True)
         # Written after every space: a run stopped from outside keeps what it measured.
-        raw = {
-            "environment": env,
-            "gputune_mode": mode,
-            "budget_s": args.budget_s,
-            "left_out": left_out,
-            "spaces": rows,
-        }
-        (out / "kt_compare.json").write_text(json.dumps(raw, indent=1, default=str))
-        section = markdown(env, mode, rows, left_out, args)
-        (out / "kt_compare.md").write_text(section)
+        write_results(out, env, mode, rows, left_out, args)
 
+    section = write_results(out, env, mode, rows, left_out, args)
     if args.results:
         with open(args.results, "a") as f:
             f.write("\n" + section)
