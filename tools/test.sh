@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, runs every test. GPU tests (label gpu)
 # run where a GPU is present and are reported as skipped elsewhere. Then the Python bindings'
-# tests (tools/test-python.sh).
+# tests (tools/test-python.sh) and the Kernel Tuner comparison's (tools/test-kt.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 bash tools/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
 bash tools/test-python.sh
+bash tools/test-kt.sh
