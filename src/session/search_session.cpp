@@ -58,7 +58,9 @@ SearchOptions search_options(const SearchRequest& request) {
                                        ": expected race (the default: stop timing variants that "
                                        "cannot win) or full (time every variant in full)");
   }
-  search.racing.enabled = request.sampling == "race";
+  // A shard cannot race: its cuts and final rounds would follow its own best, not the
+  // campaign's, and its merged rows would differ from one search's.
+  search.racing.enabled = request.sampling == "race" && request.shard.empty();
   search.seed = request.seed;
   search.force = request.force;
   search.use_prior = request.use_prior;

@@ -68,7 +68,7 @@ TEST_F(HostCheckTest, TheRunnerKeepsEachCheckedRunsOutputsAndComparesNothing) {
   timing.max_samples = 10;
   timing.max_seconds = 0.1;
   const std::string arch = list_gpus()[0].arch();
-  auto runner = make_gpu_runner(problem, 0, timing, {}, nullptr, std::nullopt,
+  auto runner = make_gpu_runner(problem, 0, timing, {}, nullptr, /*fillers=*/{}, std::nullopt,
                                 /*keep_outputs=*/true);
   auto candidate = [&](uint64_t index) {
     Candidate c;

@@ -52,6 +52,7 @@ class ReferenceKernelCheckTest : public ::testing::Test {
     const std::string arch = gpus_[0].arch();
     return make_gpu_runner(problem, 0, timing_,
                            compile_output_checkers(problem.spec(), *compiler_, arch), nullptr,
+                           compile_input_fillers(problem.spec(), *compiler_, arch),
                            compile_reference_kernel(problem, *compiler_, arch));
   }
 
