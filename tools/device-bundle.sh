@@ -38,8 +38,17 @@ rm -rf .device
 mkdir -p "$stage"
 cp "$build/gputune" "$stage/"
 cp "$build/gputune_runtime_select" "$stage/"  # tests/gpu/runtime_example_test.cpp runs it
-find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -exec cp {} "$stage/" \;
-for tool in bench/gputune_bench gputune_strategy_bench gputune_fill_bench; do
+# The GPU tests and the CPU tests named in $CPU_TESTS (all of them: CPU_TESTS=all). Every test
+# binary links the whole core: all of them no longer fit what the device tool carries.
+tests=$(cd tests/gpu && ls *_test.cpp | sed 's/\.cpp$//')
+if [ "${CPU_TESTS:-}" = all ]; then
+  tests=$(find "$build/tests" -maxdepth 1 -type f -name '*_test' -perm -u+x -printf '%f\n')
+else
+  tests="$tests ${CPU_TESTS:-}"
+fi
+for t in $tests; do cp "$build/tests/$t" "$stage/"; done
+for tool in bench/gputune_bench gputune_strategy_bench gputune_fill_bench gputune_racing_bench \
+  bench/gputune_runtime_bench; do
   if [ -x "$build/$tool" ]; then cp "$build/$tool" "$stage/"; fi
 done
 git rev-parse --short "${BUNDLE_REV:-HEAD}" > .device/COMMIT
