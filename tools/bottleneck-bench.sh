@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 bin="${BUILD_DIR:-build}"
 work="${OUT:-$(mktemp -d)}"
+mkdir -p "$work"
 db="$work/bottleneck.db"
 rm -f "$db" "$work/live.db"
 commit=$(git rev-parse --short HEAD 2>/dev/null || cat .device/COMMIT 2>/dev/null || echo unknown)

@@ -31,12 +31,20 @@ else
 fi
 for test in "${binaries[@]}"; do
   name=$(basename "$test")
-  # A hung kernel must not eat the whole lease.
-  timeout "${TEST_TIMEOUT:-150}" "$test" --gtest_color=no >"$logs/$name.log" 2>&1
-  rc=$?
+  # One process per test case, as ctest runs them: a test that forks GPU workers needs a
+  # process that has not initialised CUDA, which an earlier test in the same binary may have.
+  cases=$("$test" --gtest_list_tests 2>/dev/null | awk '/^[^ ]/ {suite = $1} /^  / {print suite $1}')
+  : >"$logs/$name.log"
+  rc=0
+  for case in $cases; do
+    # A hung kernel must not eat the whole lease.
+    timeout "${TEST_TIMEOUT:-150}" "$test" --gtest_color=no --gtest_filter="$case" \
+      >>"$logs/$name.log" 2>&1 || rc=1
+  done
   { echo "===== $name (rc $rc)"; cat "$logs/$name.log"; } >>"$out/tests.log"
   counts=$(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$logs/$name.log" |
-           sed -E 's/^\[ +([A-Z]+) +\] ([0-9]+) .*/\1 \2/' | tr '\n' ' ')
+           sed -E 's/^\[ +([A-Z]+) +\] ([0-9]+) .*/\1 \2/' |
+           awk '{n[$1] += $2} END {for (k in n) printf "%s %d ", k, n[k]}')
   summary+=("$(printf '%-28s rc=%-3s %s' "$name" "$rc" "$counts")")
   if [ "$rc" -ne 0 ]; then failed+=("$name"); fi
 done
