@@ -159,8 +159,12 @@ def main():
         rows.append(f"| {w['kernel']} | {problem} | {w['device']} | {tier} | " +
                     " | ".join(cells) + f" | {len(w['times'])} |")
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or open(".device/COMMIT").read().strip()
+    # The device bundle names the commit its binaries were built from; a copied tree's git may not.
+    if os.path.exists(".device/COMMIT"):
+        commit = open(".device/COMMIT").read().strip()
+    else:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
     lines = [f"Selection quality at held-out sizes ({datetime.date.today()}, commit {commit}): "
              "best time at the size / time of the picked config (1.000 = the best; * = timed "
              "by this script, not by the held-out search).", "",

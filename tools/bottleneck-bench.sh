@@ -15,7 +15,7 @@ work="${OUT:-$(mktemp -d)}"
 mkdir -p "$work"
 db="$work/bottleneck.db"
 rm -f "$db" "$work/live.db"
-commit=$(git rev-parse --short HEAD 2>/dev/null || cat .device/COMMIT 2>/dev/null || echo unknown)
+commit=$(cat .device/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 measure_s="${MEASURE_S:-75}"   # exhaustive search of one space, at most
 profile_s="${PROFILE_S:-45}"   # ncu on its variants, at most
