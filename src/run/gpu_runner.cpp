@@ -69,8 +69,7 @@ class GpuRunner : public Runner {
  public:
   GpuRunner(const Problem& problem, int ordinal, const TimingOptions& timing,
             OutputCheckers checkers, std::shared_ptr<const StoppingRule> stopping,
-            InputFillers fillers, std::optional<ReferenceKernel> reference,
-            bool keep_outputs)
+            InputFillers fillers, std::optional<ReferenceKernel> reference, bool keep_outputs)
       : timing_(timing),
         stopping_(stopping ? std::move(stopping) : std::make_shared<AdaptiveStopping>(timing)),
         arguments_(problem.spec().arguments),
@@ -638,8 +637,8 @@ std::unique_ptr<Runner> make_gpu_runner(const Problem& problem, int device_ordin
                                         std::optional<ReferenceKernel> reference,
                                         bool keep_outputs) {
   return std::make_unique<GpuRunner>(problem, device_ordinal, timing, std::move(checkers),
-                                     std::move(stopping), std::move(fillers),
-                                     std::move(reference), keep_outputs);
+                                     std::move(stopping), std::move(fillers), std::move(reference),
+                                     keep_outputs);
 }
 
 }  // namespace gputune

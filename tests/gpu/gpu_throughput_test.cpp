@@ -10,6 +10,7 @@
 
 #include "compile/compiler.h"
 #include "compile/input_filler.h"
+#include "process/compile_pool.h"
 #include "process/gpu_list.h"
 #include "process/process_runner.h"
 #include "run/cuda_driver.h"
@@ -29,10 +30,8 @@ class GpuThroughputTest : public ::testing::Test {
   void SetUp() override {
     gpus_ = list_gpus();
     if (gpus_.empty()) GTEST_SKIP() << "no GPU";
-    compiler_ = make_nvrtc_compiler();
   }
   std::vector<DeviceInfo> gpus_;
-  std::unique_ptr<Compiler> compiler_;
 };
 
 ArgumentSpec filled(ScalarType type, Fill fill) {
@@ -54,7 +53,8 @@ TEST_F(GpuThroughputTest, DeviceFillGivesTheHostFillsBytes) {
                                          ScalarType::kInt32,   ScalarType::kInt64,
                                          ScalarType::kUint8,   ScalarType::kUint32};
   for (ScalarType type : types) spec.arguments.push_back(filled(type, Fill::kRandom));
-  const InputFillers fillers = compile_input_fillers(spec, *compiler_, gpus_[0].arch());
+  const auto compiler = make_nvrtc_compiler();
+  const InputFillers fillers = compile_input_fillers(spec, *compiler, gpus_[0].arch());
   cuda::Context context(0);
   cuda::Stream stream;
   DeviceFill device_fill(fillers);
@@ -106,10 +106,13 @@ TEST_F(GpuThroughputTest, TheWorkerThatLoadsAheadMeasuresTheSameStatuses) {
   timing.min_samples = 3;
   timing.max_samples = 10;
   timing.max_seconds = 0.05;
+  // Compiles in child processes, as a search does: this process forks GPU workers below and
+  // must not have loaded NVRTC and the driver first.
+  CompilePool pool(4, make_nvrtc_compiler, nullptr);
   auto candidate = [&](uint64_t index) {
     Candidate c;
     c.variant = problem.variant(index);
-    c.kernel = compiler_->compile(compile_request(problem, c.variant, gpus_[0].arch()));
+    c.kernel = pool.compile(compile_request(problem, c.variant, gpus_[0].arch()));
     return c;
   };
   const Candidate baseline = candidate(problem.baseline_index());
@@ -117,14 +120,14 @@ TEST_F(GpuThroughputTest, TheWorkerThatLoadsAheadMeasuresTheSameStatuses) {
   for (uint64_t i = 0; i < problem.space().size(); ++i) all.push_back(candidate(i));
 
   // The workers first: once this process has initialised CUDA, the workers it forks cannot.
-  auto workers = make_process_runner(problem, {0}, timing, *compiler_);
+  auto workers = make_process_runner(problem, {0}, timing, pool);
   workers->set_reference(baseline);
   const std::vector<Measurement> got = workers->run(all);
 
   // Without lookahead, in this process; a sticky fault (FAULT 3) would end it, so not those.
   auto direct = make_gpu_runner(
-      problem, 0, timing, compile_output_checkers(problem.spec(), *compiler_, gpus_[0].arch()),
-      nullptr, compile_input_fillers(problem.spec(), *compiler_, gpus_[0].arch()));
+      problem, 0, timing, compile_output_checkers(problem.spec(), pool, gpus_[0].arch()), nullptr,
+      compile_input_fillers(problem.spec(), pool, gpus_[0].arch()));
   direct->set_reference(baseline);
   std::vector<Status> expected;
   for (const Candidate& c : all) {

@@ -91,7 +91,8 @@ TEST_F(ReferenceKernelCheckTest, VariantsAreCheckedAgainstTheReferenceNotTheWron
   EXPECT_FALSE(results[0].samples_ms.empty());
   EXPECT_EQ(results[1].status, Status::kOk) << results[1].message;
   EXPECT_EQ(results[2].status, Status::kWrongAnswer) << results[2].message;
-  EXPECT_NE(results[2].message.find("first at index 33334"), std::string::npos) << results[2].message;
+  EXPECT_NE(results[2].message.find("first at index 33334"), std::string::npos)
+      << results[2].message;
   EXPECT_EQ(results[3].status, Status::kWrongAnswer) << results[3].message;
 }
 

@@ -109,9 +109,9 @@ const StrategyRegistrar kEveryOther{
     {"every_other", 1000, [](uint64_t) { return std::make_unique<EveryOtherStrategy>(); }}};
 
 TEST(StrategyRegistry, ListsTheBuiltInStrategiesByRankAndOneRegisteredElsewhere) {
-  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"brute_force", "random", "annealing",
-                                                        "genetic", "model", "bottleneck",
-                                                        "every_other"}));
+  EXPECT_EQ(strategy_names(),
+            (std::vector<std::string>{"brute_force", "random", "annealing", "genetic", "model",
+                                      "bottleneck", "every_other"}));
   SearchSpace space = make_space();
   auto strategy = make_strategy("every_other", 0);
   strategy->start(StrategyContext(space));
@@ -119,8 +119,8 @@ TEST(StrategyRegistry, ListsTheBuiltInStrategiesByRankAndOneRegisteredElsewhere)
 }
 
 TEST(StrategyRegistry, RefusesATakenNameAndAMissingFactory) {
-  EXPECT_THROW(register_strategy({"random", 5, [](uint64_t) { return make_strategy("random", 1); }}),
-               Error);
+  EXPECT_THROW(
+      register_strategy({"random", 5, [](uint64_t) { return make_strategy("random", 1); }}), Error);
   EXPECT_THROW(register_strategy({"nameless_factory", 5, nullptr}), Error);
   EXPECT_EQ(strategy_names().size(), 7u);
 }
