@@ -181,13 +181,14 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   const auto measuring_start = SearchClock::now();
   if (process_runner != nullptr) begin_measuring(record);
   result.evaluated = pipeline.run(stop);
-  if (process_runner != nullptr) record.measuring_s = seconds_since(measuring_start);
 
   record.interrupted = stop && *stop;
   if (options.racing.enabled && !record.interrupted) {
     result.final_measurements = remeasure_top(problem, arch, compiles, runner, options.racing,
                                               stored, store, result.workload, record);
   }
+  // The final rounds are measuring too: their GPU time is in gpu_busy_s.
+  if (process_runner != nullptr) record.measuring_s = seconds_since(measuring_start);
   if (process_runner != nullptr) record.worker_restarts = process_runner->stats().restarts;
   record.wall_s = seconds_since(start);
   store.record_search(result.workload, record);
