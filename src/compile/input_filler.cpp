@@ -1,7 +1,6 @@
 #include "compile/input_filler.h"
 
-#include "compile/device_type_name.h"
-#include "gputune/error.h"
+#include "compile/builtin_kernel.h"
 
 namespace gputune {
 namespace {
@@ -44,19 +43,14 @@ __global__ void gputune_fill(T* out, unsigned long long n, int mode, unsigned lo
 }
 )";
 
+constexpr BuiltinKernel kFiller{kFillSource, "gputune_fill.cu", "gputune_fill", "input filler"};
+
 }  // namespace
 
-std::string input_filler_name(ScalarType type) {
-  return std::string("gputune_fill<") + device_type_name(type) + ">";
-}
+std::string input_filler_name(ScalarType type) { return builtin_kernel_name(kFiller, type); }
 
 CompileRequest input_filler_request(ScalarType type, const std::string& arch) {
-  CompileRequest request;
-  request.source = kFillSource;
-  request.source_name = "gputune_fill.cu";
-  request.kernel_name_expressions = {input_filler_name(type)};
-  request.arch = arch;
-  return request;
+  return builtin_kernel_request(kFiller, type, arch);
 }
 
 bool filled_on_device(const ArgumentSpec& argument) {
@@ -66,17 +60,7 @@ bool filled_on_device(const ArgumentSpec& argument) {
 }
 
 InputFillers compile_input_fillers(const Spec& spec, Compiler& compiler, const std::string& arch) {
-  InputFillers fillers;
-  for (const ArgumentSpec& argument : spec.arguments) {
-    if (!filled_on_device(argument) || fillers.count(argument.type)) continue;
-    CompiledKernel kernel = compiler.compile(input_filler_request(argument.type, arch));
-    if (!kernel.ok || kernel.lowered_names.size() != 1) {
-      throw Error(ErrorCode::kNvrtc, "the input filler " + input_filler_name(argument.type) +
-                                         " does not compile for " + arch + ": " + kernel.log);
-    }
-    fillers.emplace(argument.type, std::move(kernel));
-  }
-  return fillers;
+  return compile_builtin_per_type(kFiller, spec, compiler, arch, filled_on_device);
 }
 
 }  // namespace gputune

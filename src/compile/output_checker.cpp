@@ -1,7 +1,6 @@
 #include "compile/output_checker.h"
 
-#include "compile/device_type_name.h"
-#include "gputune/error.h"
+#include "compile/builtin_kernel.h"
 
 namespace gputune {
 namespace {
@@ -37,35 +36,22 @@ __global__ void gputune_check(const T* got, const T* expected, unsigned long lon
 }
 )";
 
+constexpr BuiltinKernel kChecker{kCheckSource, "gputune_check.cu", "gputune_check",
+                                 "output checker"};
+
 }  // namespace
 
-std::string output_checker_name(ScalarType type) {
-  return std::string("gputune_check<") + device_type_name(type) + ">";
-}
+std::string output_checker_name(ScalarType type) { return builtin_kernel_name(kChecker, type); }
 
 CompileRequest output_checker_request(ScalarType type, const std::string& arch) {
-  CompileRequest request;
-  request.source = kCheckSource;
-  request.source_name = "gputune_check.cu";
-  request.kernel_name_expressions = {output_checker_name(type)};
-  request.arch = arch;
-  return request;
+  return builtin_kernel_request(kChecker, type, arch);
 }
 
 OutputCheckers compile_output_checkers(const Spec& spec, Compiler& compiler,
                                        const std::string& arch) {
-  OutputCheckers checkers;
-  if (!spec.check_outputs) return checkers;
-  for (const ArgumentSpec& argument : spec.arguments) {
-    if (!argument.is_buffer || !argument.output || checkers.count(argument.type)) continue;
-    CompiledKernel kernel = compiler.compile(output_checker_request(argument.type, arch));
-    if (!kernel.ok || kernel.lowered_names.size() != 1) {
-      throw Error(ErrorCode::kNvrtc, "the output checker " + output_checker_name(argument.type) +
-                                         " does not compile for " + arch + ": " + kernel.log);
-    }
-    checkers.emplace(argument.type, std::move(kernel));
-  }
-  return checkers;
+  if (!spec.check_outputs) return {};
+  return compile_builtin_per_type(kChecker, spec, compiler, arch,
+                                  [](const ArgumentSpec& a) { return a.is_buffer && a.output; });
 }
 
 }  // namespace gputune
