@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 class RecordedLength : public StoppingRule {
  public:
   explicit RecordedLength(size_t samples) : samples_(samples) {}
-  bool warmed_up(double) const override { return true; }
+  bool warmed_up(double, bool) const override { return true; }
   bool enough(const std::vector<double>& samples_ms, double) const override {
     return samples_ms.size() >= samples_;
   }

@@ -497,6 +497,7 @@ class GpuRunner : public Runner {
     state_->busy_stop.record(state_->stream.get());
     load_prefetched();  // while the GPU runs the checked launches
     state_->stream.synchronize("kernel execution");
+    last_gpu_work_s_ = steady_seconds();
     m->gpu_busy_ms += cuda::elapsed_ms(state_->busy_start, state_->busy_stop);
     if (keep_outputs_) keep_checked_outputs();
 
@@ -558,6 +559,7 @@ class GpuRunner : public Runner {
     const cuda::Stream& stream = state_->stream;
     uint32_t stamp = 0;
     double warmup_ms = 0;
+    const bool gpu_hot = steady_seconds() - last_gpu_work_s_ < timing_.hot_window_s;
     TimedSamples timed = collect_samples(
         *stopping_,
         [&] {
@@ -575,7 +577,8 @@ class GpuRunner : public Runner {
           state_->stop.synchronize();
           return static_cast<double>(cuda::elapsed_ms(state_->start, state_->stop));
         },
-        race);
+        race, steady_seconds, gpu_hot);
+    last_gpu_work_s_ = steady_seconds();
     *busy_ms += warmup_ms;
     for (double sample : timed.samples_ms) *busy_ms += sample;
     return timed;
@@ -609,6 +612,8 @@ class GpuRunner : public Runner {
 
   TimingOptions timing_;
   std::shared_ptr<const StoppingRule> stopping_;
+  // When the GPU last finished this runner's work (steady seconds): a hot GPU warms up briefly.
+  double last_gpu_work_s_ = -1e300;
   std::vector<ArgumentSpec> arguments_;
   bool check_outputs_;
   bool keep_outputs_;  // for a host check: see take_checked_outputs()

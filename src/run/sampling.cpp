@@ -16,8 +16,10 @@ constexpr double kMinSamplesTimeFactor = 3.0;
 
 }  // namespace
 
-bool AdaptiveStopping::warmed_up(double warmup_seconds) const {
-  return warmup_seconds * 1e3 >= timing_.warmup_ms;
+bool AdaptiveStopping::warmed_up(double warmup_seconds, bool gpu_hot) const {
+  const int needed_ms = gpu_hot ? std::min(timing_.hot_warmup_ms, timing_.warmup_ms)
+                                : timing_.warmup_ms;
+  return warmup_seconds * 1e3 >= needed_ms;
 }
 
 bool AdaptiveStopping::enough(const std::vector<double>& samples_ms,
@@ -70,11 +72,11 @@ bool cannot_reach(const std::vector<double>& samples_ms, const RaceLimit& race) 
 
 TimedSamples collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
                              const std::function<double()>& take_sample, const RaceLimit& race,
-                             const SecondsClock& now) {
+                             const SecondsClock& now, bool gpu_hot) {
   const double warmup_start = now();
   do {
     warm_up();
-  } while (!rule.warmed_up(now() - warmup_start));
+  } while (!rule.warmed_up(now() - warmup_start, gpu_hot));
   TimedSamples timed;
   const double start = now();
   for (;;) {

@@ -8,7 +8,11 @@
 namespace gputune {
 
 struct TimingOptions {
-  int warmup_ms = 20;  // run at least this long before sampling
+  int warmup_ms = 20;  // run at least this long before sampling a GPU that has been idle
+  // A GPU that ran a launch within hot_window_s is already at its clocks (the variant's own
+  // checked run comes just before its timing): it warms up only this long, at least one launch.
+  int hot_warmup_ms = 2;
+  double hot_window_s = 0.25;
   int min_samples = 10;
   int max_samples = 500;
   double max_seconds = 1.0;     // per variant
@@ -19,13 +23,14 @@ struct TimingOptions {
 class StoppingRule {
  public:
   virtual ~StoppingRule() = default;
-  // After each warm-up launch (there is always one): true to start sampling.
-  virtual bool warmed_up(double warmup_seconds) const = 0;
+  // After each warm-up launch (there is always one): true to start sampling. `gpu_hot`: the
+  // GPU ran a launch just before this variant's warm-up began.
+  virtual bool warmed_up(double warmup_seconds, bool gpu_hot) const = 0;
   // After each sample: true when the samples so far are enough.
   virtual bool enough(const std::vector<double>& samples_ms, double sampling_seconds) const = 0;
 };
 
-// The rule, from TimingOptions: warm up for warmup_ms; then stop at max_samples, or from
+// The rule, from TimingOptions: warm up for warmup_ms (hot_warmup_ms on a hot GPU); then stop at max_samples, or from
 // min_samples on once the noise is below target_noise, or when max_seconds have passed and
 // min_samples are reached. A variant too slow for min_samples in max_seconds goes on past it
 // while min_samples, at the pace so far, fit in sampling_limit_seconds (3 x max_seconds);
@@ -33,7 +38,7 @@ class StoppingRule {
 class AdaptiveStopping : public StoppingRule {
  public:
   explicit AdaptiveStopping(const TimingOptions& timing) : timing_(timing) {}
-  bool warmed_up(double warmup_seconds) const override;
+  bool warmed_up(double warmup_seconds, bool gpu_hot) const override;
   bool enough(const std::vector<double>& samples_ms, double sampling_seconds) const override;
 
  private:
@@ -76,7 +81,7 @@ struct TimedSamples {
 // enough or, racing, the samples cannot reach the limit; returns every sample.
 TimedSamples collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
                              const std::function<double()>& take_sample, const RaceLimit& race,
-                             const SecondsClock& now = steady_seconds);
+                             const SecondsClock& now = steady_seconds, bool gpu_hot = false);
 std::vector<double> collect_samples(const StoppingRule& rule, const std::function<void()>& warm_up,
                                     const std::function<double()>& take_sample,
                                     const SecondsClock& now = steady_seconds);

@@ -16,7 +16,7 @@ struct SyntheticRun {
   int warmups = 0;
   size_t next = 0;
 
-  std::vector<double> collect(const StoppingRule& rule) {
+  std::vector<double> collect(const StoppingRule& rule, bool gpu_hot = false) {
     return collect_samples(
         rule,
         [this] {
@@ -27,7 +27,8 @@ struct SyntheticRun {
           clock += launch_s;
           return stream[next++ % stream.size()];
         },
-        [this] { return clock; });
+        RaceLimit{}, [this] { return clock; }, gpu_hot)
+        .samples_ms;
   }
 };
 
@@ -46,6 +47,23 @@ TEST(AdaptiveStopping, WarmsUpForItsTimeThenStopsAtMinSamplesWhenQuiet) {
   const std::vector<double> samples = run.collect(AdaptiveStopping(options()));
   EXPECT_EQ(run.warmups, 21);  // 20 ms of 0.977 ms launches
   EXPECT_EQ(samples.size(), 10u);
+}
+
+TEST(AdaptiveStopping, AHotGpuWarmsUpOnlyForTheHotWarmUp) {
+  TimingOptions timing = options();
+  timing.hot_warmup_ms = 2;
+  SyntheticRun run{{1.0}};
+  run.collect(AdaptiveStopping(timing), /*gpu_hot=*/true);
+  EXPECT_EQ(run.warmups, 3);  // 2 ms of 0.977 ms launches, not 20
+}
+
+TEST(AdaptiveStopping, TheHotWarmUpIsNeverLongerThanTheColdOne) {
+  TimingOptions timing = options();
+  timing.warmup_ms = 1;
+  timing.hot_warmup_ms = 5;
+  SyntheticRun run{{1.0}};
+  run.collect(AdaptiveStopping(timing), /*gpu_hot=*/true);
+  EXPECT_EQ(run.warmups, 2);  // 1 ms
 }
 
 TEST(AdaptiveStopping, AlwaysWarmsUpOnce) {
@@ -124,7 +142,7 @@ TEST(AdaptiveStopping, SamplingNeverPassesItsLimitByMoreThanOneSample) {
 class FixedCount : public StoppingRule {
  public:
   explicit FixedCount(size_t count) : count_(count) {}
-  bool warmed_up(double) const override { return true; }
+  bool warmed_up(double, bool) const override { return true; }
   bool enough(const std::vector<double>& samples, double) const override {
     return samples.size() >= count_;
   }
@@ -153,7 +171,7 @@ TEST(SampleStatistics, MedianAndRelativeStandardError) {
 class FixedSamples : public StoppingRule {
  public:
   explicit FixedSamples(size_t n) : n_(n) {}
-  bool warmed_up(double) const override { return true; }
+  bool warmed_up(double, bool) const override { return true; }
   bool enough(const std::vector<double>& samples_ms, double) const override {
     return samples_ms.size() >= n_;
   }

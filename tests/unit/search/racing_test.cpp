@@ -23,7 +23,7 @@ using testing::FakeCompiler;
 // Ten samples in full, unless the candidate's race is lost first.
 class TenSamples : public StoppingRule {
  public:
-  bool warmed_up(double) const override { return true; }
+  bool warmed_up(double, bool) const override { return true; }
   bool enough(const std::vector<double>& samples_ms, double) const override {
     return samples_ms.size() >= 10;
   }
