@@ -17,8 +17,8 @@ constexpr double kMinSamplesTimeFactor = 3.0;
 }  // namespace
 
 bool AdaptiveStopping::warmed_up(double warmup_seconds, bool gpu_hot) const {
-  const int needed_ms = gpu_hot ? std::min(timing_.hot_warmup_ms, timing_.warmup_ms)
-                                : timing_.warmup_ms;
+  const int needed_ms =
+      gpu_hot ? std::min(timing_.hot_warmup_ms, timing_.warmup_ms) : timing_.warmup_ms;
   return warmup_seconds * 1e3 >= needed_ms;
 }
 

@@ -30,11 +30,11 @@ class StoppingRule {
   virtual bool enough(const std::vector<double>& samples_ms, double sampling_seconds) const = 0;
 };
 
-// The rule, from TimingOptions: warm up for warmup_ms (hot_warmup_ms on a hot GPU); then stop at max_samples, or from
-// min_samples on once the noise is below target_noise, or when max_seconds have passed and
-// min_samples are reached. A variant too slow for min_samples in max_seconds goes on past it
-// while min_samples, at the pace so far, fit in sampling_limit_seconds (3 x max_seconds);
-// one slower still stops after max_seconds with at least min(min_samples, 3) samples.
+// The rule, from TimingOptions: warm up for warmup_ms (hot_warmup_ms on a hot GPU); then stop at
+// max_samples, or from min_samples on once the noise is below target_noise, or when max_seconds
+// have passed and min_samples are reached. A variant too slow for min_samples in max_seconds goes
+// on past it while min_samples, at the pace so far, fit in sampling_limit_seconds (3 x
+// max_seconds); one slower still stops after max_seconds with at least min(min_samples, 3) samples.
 class AdaptiveStopping : public StoppingRule {
  public:
   explicit AdaptiveStopping(const TimingOptions& timing) : timing_(timing) {}

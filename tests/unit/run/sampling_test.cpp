@@ -18,16 +18,16 @@ struct SyntheticRun {
 
   std::vector<double> collect(const StoppingRule& rule, bool gpu_hot = false) {
     return collect_samples(
-        rule,
-        [this] {
-          ++warmups;
-          clock += launch_s;
-        },
-        [this] {
-          clock += launch_s;
-          return stream[next++ % stream.size()];
-        },
-        RaceLimit{}, [this] { return clock; }, gpu_hot)
+               rule,
+               [this] {
+                 ++warmups;
+                 clock += launch_s;
+               },
+               [this] {
+                 clock += launch_s;
+                 return stream[next++ % stream.size()];
+               },
+               RaceLimit{}, [this] { return clock; }, gpu_hot)
         .samples_ms;
   }
 };
