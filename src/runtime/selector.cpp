@@ -75,6 +75,8 @@ struct Carried {
 // An estimate must beat the nearest point's answer by more than measurement noise to replace
 // it: the kept configs of a point are often within a percent or two of each other.
 constexpr double kEstimateNoise = 0.05;
+// The stored points weighed: within this factor of the target in every problem value.
+constexpr double kWindowFactor = 3.0;
 
 std::string fixed3(double value) {
   char text[32];
@@ -157,7 +159,7 @@ class Search {
       // The nearest point and those as near as a factor of 2 in every problem value.
       const double window =
           std::max(by_distance.front().first,
-                   std::log(2.0) * std::sqrt(1.0 * c.rules->problem_names().size()));
+                   std::log(kWindowFactor) * std::sqrt(1.0 * c.rules->problem_names().size()));
       const ReleaseDevice& stored = c.file->devices().at(device_id);
       const DeviceDescription there = DeviceDescription::described(
           stored.name, stored.cc_major, stored.cc_minor, stored.sm_count);
@@ -182,15 +184,29 @@ class Search {
   }
 
   // Adds the kept configs of one stored point that are valid at the target, with their
-  // estimated regret there: the regret measured at the point (time over the point's best)
-  // times the launch fill there over the launch fill at the target, where that is above 1. A
-  // config whose launch fills the GPU worse at the target than where it was measured is
-  // expected to lose by that much; one that fills it better is not trusted to gain (the best
-  // at the target may gain as much).
+  // estimated cost there relative to the point's best. A launch's time goes as its work over
+  // its launch fill (blocks over the SM slots its waves take), so a config's work rate at the
+  // point, relative to the point's best, is (best time x best's fill) / (its time x its
+  // fill); at the target it runs at that rate times its fill there. Comparing configs of
+  // different points this way assumes each point's best runs at the same rate, which is what
+  // being the best at a point suggests.
   void carry(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
              const DeviceDescription& there, std::vector<Carried>* carried, std::string* why) {
-    double best_ms = INFINITY;
-    for (const ReleaseChoice* choice : ranked) best_ms = std::min(best_ms, choice->median_ms);
+    double best_ms = INFINITY, best_fill = 1;
+    for (const ReleaseChoice* choice : ranked) {
+      if (choice->median_ms >= best_ms) continue;
+      best_ms = choice->median_ms;
+      const auto config = c.file->configs().find(choice->config_id);
+      std::vector<LaunchGeometry> at_point;
+      try {
+        if (config != c.file->configs().end() &&
+            c.rules->check(c.rules->parse_config(config->second.config_json), choice->problem,
+                           there, choice->registers, choice->shared_bytes, nullptr, &at_point)) {
+          best_fill = launch_fill(at_point, there.sm_count);
+        }
+      } catch (const RuntimeError&) {
+      }
+    }
     for (const ReleaseChoice* choice : ranked) {
       const auto config = c.file->configs().find(choice->config_id);
       if (config == c.file->configs().end()) {
@@ -221,7 +237,7 @@ class Search {
       }
       one.fill_here = launch_fill(one.launches, device_.sm_count);
       const double regret_there = best_ms > 0 ? choice->median_ms / best_ms : 1;
-      one.estimate = regret_there * std::max(1.0, one.fill_there / one.fill_here);
+      one.estimate = regret_there * one.fill_there / best_fill / one.fill_here;
       carried->push_back(std::move(one));
     }
   }

@@ -228,7 +228,7 @@ TEST_F(SelectorTest, TiersComeBeforeLayersAndTheFirstLayerWinsWithinATier) {
     const int64_t k = w.kernel("tile", kSpec);
     const int64_t d = w.device("NVIDIA H100", 9, 0, 132);
     w.choice(k, d, problem(2048), 0, w.config(k, config(16, 4)), 0.7);
-    w.choice(k, d, problem(8192), 0, w.config(k, config(8, 4)), 0.7);
+    w.choice(k, d, problem(16384), 0, w.config(k, config(8, 4)), 0.7);
   }
   const Selector selector = Selector::open({user, shipped()});
   const Selection exact = selector.select("tile", {{"n", 1024}}, h100());
