@@ -11,10 +11,13 @@ time measured there with the time of the config that each method picks:
   baseline   the spec's baseline
 
 A picked config that the held-out search did not measure is timed here with a one-config copy of
-the spec (same problem, same GPU, same run), so every ratio is measured. Prints a Markdown table
-and a summary (median and worst of best/picked per method, 1.0 = the best).
+the spec (same problem, same GPU, same run), so every ratio is measured. With --no-gpu (a machine
+without one) selection describes the held-out database's GPU instead, and such a config is
+reported as "unmeasured" and left out of the summary. Prints a Markdown table and a summary
+(median and worst of best/picked per method, 1.0 = the best).
 
 Usage: bench/selection_quality.py --release R.gtrel --held-out H.db [--gputune BIN] [--out F.md]
+                                  [--no-gpu]
 """
 import argparse
 import datetime
@@ -45,10 +48,12 @@ def log_distance(a, b):
 def held_out_workloads(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = db.execute(
-        "SELECT w.id, s.path, s.kernel_name, w.problem_json, d.name, w.baseline_index "
+        "SELECT w.id, s.path, s.kernel_name, w.problem_json, d.name, w.baseline_index, "
+        "d.cc_major, d.cc_minor, d.sm_count "
         "FROM workloads w JOIN specs s ON s.id = w.spec_id JOIN devices d ON d.id = w.device_id")
     workloads = []
-    for wid, spec_path, kernel, problem_json, device, baseline_index in rows:
+    for wid, spec_path, kernel, problem_json, device, baseline_index, cc_major, cc_minor, \
+            sm_count in rows:
         times = {}
         for config_json, median in db.execute(
                 "SELECT v.config_json, m.median_ms FROM variants v JOIN measurements m "
@@ -57,7 +62,8 @@ def held_out_workloads(path):
             key = canonical(json.loads(config_json))
             times[key] = min(median, times.get(key, math.inf))
         workloads.append(dict(spec=spec_path, kernel=kernel, problem=json.loads(problem_json),
-                              device=device, times=times))
+                              device=device, cc=f"{cc_major}.{cc_minor}", sm_count=sm_count,
+                              times=times))
     return workloads
 
 
@@ -76,9 +82,13 @@ def release_tables(path):
     return best, baselines
 
 
-def select(gputune, spec, problem, release):
+def select(gputune, spec, problem, release, described=None):
+    """`described`: the held-out workload, whose GPU is described instead of using GPU 0."""
     sets = [f"{k}={v}" for k, v in problem.items()]
     cmd = [gputune, "select", spec, "--db", release, "--json"]
+    if described:
+        cmd += ["--device-name", described["device"], "--cc", described["cc"],
+                "--sm-count", str(described["sm_count"])]
     for s in sets:
         cmd += ["--set", s]
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -119,6 +129,9 @@ def main():
     ap.add_argument("--held-out", required=True)
     ap.add_argument("--gputune", default=".device/bin/gputune")
     ap.add_argument("--out", help="also write the Markdown here")
+    ap.add_argument("--no-gpu", action="store_true",
+                    help="describe the held-out GPU instead of using one; configs the held-out "
+                    "search did not measure are reported as unmeasured, not timed")
     args = ap.parse_args()
 
     best_by_kernel, baselines = release_tables(args.release)
@@ -130,7 +143,8 @@ def main():
         best_ms = min(w["times"].values())
         stored = best_by_kernel.get((w["kernel"], w["device"]), [])
         picks = {}
-        picks["selected"], tier = select(args.gputune, w["spec"], w["problem"], args.release)
+        picks["selected"], tier = select(args.gputune, w["spec"], w["problem"], args.release,
+                                         w if args.no_gpu else None)
         if stored:
             picks["nearest"] = min(stored, key=lambda pc: log_distance(w["problem"], pc[0]))[1]
             counts = {}
@@ -147,6 +161,9 @@ def main():
                 continue
             ms = w["times"].get(canonical(config))
             measured_here = ms is None
+            if measured_here and args.no_gpu:
+                cells.append("unmeasured")
+                continue
             if measured_here:
                 ms = time_config(args.gputune, w["spec"], w["problem"], config, workdir)
             if ms is None:
@@ -167,7 +184,8 @@ def main():
                                 text=True).stdout.strip()
     lines = [f"Selection quality at held-out sizes ({datetime.date.today()}, commit {commit}): "
              "best time at the size / time of the picked config (1.000 = the best; * = timed "
-             "by this script, not by the held-out search).", "",
+             "by this script, not by the held-out search; unmeasured: the held-out search did not "
+             "measure it and --no-gpu left it out).", "",
              "| kernel | held-out problem | GPU | tier | selected | nearest best | most common "
              "| baseline | configs measured |", "|---|---|---|---|---|---|---|---|---|"]
     lines += rows

@@ -48,7 +48,7 @@ else
 fi
 for t in $tests; do cp "$build/tests/$t" "$stage/"; done
 for tool in bench/gputune_bench gputune_strategy_bench gputune_fill_bench gputune_racing_bench \
-  bench/gputune_runtime_bench; do
+  bench/gputune_runtime_bench bench/gputune_startup_bench; do
   if [ -x "$build/$tool" ]; then cp "$build/$tool" "$stage/"; fi
 done
 git rev-parse --short "${BUNDLE_REV:-HEAD}" > .device/COMMIT

@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "gputune/runtime.h"
+#include "runtime/launch_fill.h"
 #include "runtime/selector_state.h"
 
 namespace gputune::runtime {
@@ -58,6 +60,28 @@ double distance(const KernelRules& rules, const ProblemValues& a, const ProblemV
     sum += d * d;
   }
   return std::sqrt(sum);
+}
+
+// A kept config of a stored problem point, valid at the target, carried there.
+struct Carried {
+  const ReleaseChoice* choice = nullptr;
+  Config config;
+  std::vector<LaunchGeometry> launches;  // at the target
+  double distance = 0;
+  double fill_there = 1, fill_here = 1;  // launch_fill at its point and at the target
+  double estimate = 1;                   // its estimated regret at the target
+};
+
+// An estimate must beat the nearest point's answer by more than measurement noise to replace
+// it: the kept configs of a point are often within a percent or two of each other.
+constexpr double kEstimateNoise = 0.05;
+// The stored points weighed: within this factor of the target in every problem value.
+constexpr double kWindowFactor = 3.0;
+
+std::string fixed3(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f", value);
+  return text;
 }
 
 std::string device_text(const ReleaseDevice& d) {
@@ -130,11 +154,123 @@ class Search {
       *why = exact_only ? "no stored choice at this problem" : "no other stored problem";
       return false;
     }
-    for (const auto& [d, ranked] : by_distance) {
-      if (first_valid(c, *ranked, d, answer, why)) return true;
+    size_t next = 0;
+    if (!exact_only) {
+      // The nearest point and those as near as a factor of 2 in every problem value.
+      const double window =
+          std::max(by_distance.front().first,
+                   std::log(kWindowFactor) * std::sqrt(1.0 * c.rules->problem_names().size()));
+      const ReleaseDevice& stored = c.file->devices().at(device_id);
+      const DeviceDescription there = DeviceDescription::described(
+          stored.name, stored.cc_major, stored.cc_minor, stored.sm_count);
+      std::vector<Carried> carried;
+      size_t points_in_window = 0;
+      for (; next < by_distance.size() && by_distance[next].first <= window * (1 + 1e-12); ++next) {
+        ++points_in_window;
+        carry(c, *by_distance[next].second, by_distance[next].first, there, &carried, why);
+      }
+      if (!carried.empty()) {
+        answer_carried(carried, points_in_window, window, answer);
+        return true;
+      }
+    }
+    for (; next < by_distance.size(); ++next) {
+      if (first_valid(c, *by_distance[next].second, by_distance[next].first, answer, why)) {
+        return true;
+      }
     }
     *why = "no stored config is valid here; last: " + *why;
     return false;
+  }
+
+  // Adds the kept configs of one stored point that are valid at the target, with their
+  // estimated cost there relative to the point's best. A launch's time goes as its work over
+  // its launch fill (blocks over the SM slots its waves take), so a config's work rate at the
+  // point, relative to the point's best, is (best time x best's fill) / (its time x its
+  // fill); at the target it runs at that rate times its fill there. Comparing configs of
+  // different points this way assumes each point's best runs at the same rate, which is what
+  // being the best at a point suggests.
+  void carry(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
+             const DeviceDescription& there, std::vector<Carried>* carried, std::string* why) {
+    double best_ms = INFINITY, best_fill = 1;
+    for (const ReleaseChoice* choice : ranked) {
+      if (choice->median_ms >= best_ms) continue;
+      best_ms = choice->median_ms;
+      const auto config = c.file->configs().find(choice->config_id);
+      std::vector<LaunchGeometry> at_point;
+      try {
+        if (config != c.file->configs().end() &&
+            c.rules->check(c.rules->parse_config(config->second.config_json), choice->problem,
+                           there, choice->registers, choice->shared_bytes, nullptr, &at_point)) {
+          best_fill = launch_fill(at_point, there.sm_count);
+        }
+      } catch (const RuntimeError&) {
+      }
+    }
+    for (const ReleaseChoice* choice : ranked) {
+      const auto config = c.file->configs().find(choice->config_id);
+      if (config == c.file->configs().end()) {
+        *why = "rank " + std::to_string(choice->rank) + " names config " +
+               std::to_string(choice->config_id) + ", which the file lacks";
+        continue;
+      }
+      Carried one;
+      one.choice = choice;
+      one.distance = dist;
+      try {
+        one.config = c.rules->parse_config(config->second.config_json);
+      } catch (const RuntimeError& e) {
+        *why = e.what();
+        continue;
+      }
+      std::vector<LaunchGeometry> at_point;
+      if (c.rules->check(one.config, choice->problem, there, choice->registers,
+                         choice->shared_bytes, nullptr, &at_point)) {
+        one.fill_there = launch_fill(at_point, there.sm_count);
+      }
+      std::string reason;
+      if (!c.rules->check(one.config, problem_, device_, choice->registers, choice->shared_bytes,
+                          &reason, &one.launches)) {
+        *why = "rank " + std::to_string(choice->rank) + " (" + config_text(one.config) +
+               ") is invalid here: " + reason;
+        continue;
+      }
+      one.fill_here = launch_fill(one.launches, device_.sm_count);
+      const double regret_there = best_ms > 0 ? choice->median_ms / best_ms : 1;
+      one.estimate = regret_there * one.fill_there / best_fill / one.fill_here;
+      carried->push_back(std::move(one));
+    }
+  }
+
+  // The nearest point's first valid config, unless another carried config's estimate is lower
+  // by more than the noise; ties go to the nearer point, then the better rank.
+  void answer_carried(const std::vector<Carried>& carried, size_t points, double window,
+                      Answer* answer) {
+    const Carried& nearest = carried.front();
+    const Carried* best = &nearest;
+    for (const Carried& one : carried) {
+      if (one.estimate < best->estimate) best = &one;
+    }
+    if (best->estimate >= nearest.estimate * (1 - kEstimateNoise)) best = &nearest;
+    auto origin = [](const Carried& one) {
+      return "rank " + std::to_string(one.choice->rank) + " at " +
+             problem_text(one.choice->problem) + ", " + number_text(one.choice->median_ms) +
+             " ms there";
+    };
+    answer->config = best->config;
+    answer->launches = best->launches;
+    answer->distance = best->distance;
+    answer->predicted_ms = best->choice->median_ms;
+    answer->config_id = best->choice->config_id;
+    answer->detail = origin(*best) + "; estimated regret here " + fixed3(best->estimate) +
+                     " (launch fill " + fixed3(best->fill_there) + " there, " +
+                     fixed3(best->fill_here) + " here); weighed " + std::to_string(carried.size()) +
+                     " valid kept configs of " + std::to_string(points) +
+                     " stored points within distance " + fixed3(window);
+    if (best != &nearest) {
+      answer->detail += ", over the nearest point's " + origin(nearest) + " (estimate " +
+                        fixed3(nearest.estimate) + ")";
+    }
   }
 
   bool exact(const Candidate& c, Answer* answer, std::string* why, bool exact_only) {

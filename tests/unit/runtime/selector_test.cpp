@@ -91,6 +91,46 @@ TEST_F(SelectorTest, NearestProblemUsesTheLogRatioDistance) {
   EXPECT_EQ(s.problem.at("n"), 3072);
 }
 
+// One block per SM (150000 shared bytes), a block per W elements: 132 blocks fill an H100.
+const char kWaveSpec[] = R"json({"problem": {"n": 8448},
+  "parameters": {"W": [8, 16, 32, 48, 64, 128]},
+  "launch": [{"kernel": "k", "grid": ["ceil(n / W)"], "block": ["256"],
+              "shared_bytes": "150000"}],
+  "baseline": {"W": 8}})json";
+
+TEST_F(SelectorTest, NearestProblemWeighsTheLaunchFillOfNearbyPoints) {
+  const std::string file = path("waves.gtrel");
+  {
+    ReleaseWriter w(file);
+    const int64_t k = w.kernel("waves", kWaveSpec);
+    const int64_t d = w.device("NVIDIA H100", 9, 0, 132);
+    auto width = [&](int v) { return w.config(k, "{\"W\":" + std::to_string(v) + "}"); };
+    w.choice(k, d, "{\"n\":8448}", 0, width(64), 0.50);  // 132 blocks: one full wave
+    w.choice(k, d, "{\"n\":8448}", 1, width(128), 0.90);
+    w.choice(k, d, "{\"n\":6336}", 0, width(48), 0.40);  // 132 blocks too
+    w.choice(k, d, "{\"n\":1056}", 0, width(8), 0.10);   // beyond the window
+  }
+  const Selector selector = Selector::open({file});
+  // At 8512 the nearest point's best launches 133 blocks: a second wave of one block (fill
+  // 0.504). 6336's best launches 178 (fill 0.674): estimated regret 1.48 against 1.98.
+  const Selection s = selector.select("waves", {{"n", 8512}}, h100());
+  EXPECT_EQ(s.tier, Tier::kNearestProblem) << s.explanation;
+  EXPECT_EQ(s.number("W"), 48) << s.explanation;
+  EXPECT_NEAR(s.distance, std::log(8512.0 / 6336.0), 1e-12);
+  EXPECT_DOUBLE_EQ(s.predicted_ms, 0.40);
+  ASSERT_EQ(s.launches.size(), 1u);
+  EXPECT_EQ(s.launches[0].grid[0], 178u);
+  EXPECT_NE(s.explanation.find("rank 0 at n=6336, 0.4 ms there; estimated regret here 1.483"),
+            std::string::npos)
+      << s.explanation;
+  EXPECT_NE(s.explanation.find("over the nearest point's rank 0 at n=8448"), std::string::npos)
+      << s.explanation;
+  // At 8400 the nearest point's best fills the GPU (132 blocks) and keeps the answer.
+  const Selection kept = selector.select("waves", {{"n", 8400}}, h100());
+  EXPECT_EQ(kept.number("W"), 64) << kept.explanation;
+  EXPECT_EQ(kept.explanation.find("over the nearest"), std::string::npos) << kept.explanation;
+}
+
 TEST_F(SelectorTest, AStoredConfigInvalidAtTheTargetIsAMiss) {
   const Selector selector = Selector::open({shipped()});
   // 1056 = 33 * 32: the nearest point's rank 0 (TILE 64) is invalid, its rank 1 (TILE 32) not.
@@ -188,7 +228,7 @@ TEST_F(SelectorTest, TiersComeBeforeLayersAndTheFirstLayerWinsWithinATier) {
     const int64_t k = w.kernel("tile", kSpec);
     const int64_t d = w.device("NVIDIA H100", 9, 0, 132);
     w.choice(k, d, problem(2048), 0, w.config(k, config(16, 4)), 0.7);
-    w.choice(k, d, problem(8192), 0, w.config(k, config(8, 4)), 0.7);
+    w.choice(k, d, problem(16384), 0, w.config(k, config(8, 4)), 0.7);
   }
   const Selector selector = Selector::open({user, shipped()});
   const Selection exact = selector.select("tile", {{"n", 1024}}, h100());

@@ -1,0 +1,242 @@
+// Time from process start to the first finished launch of a shipped kernel (issue 11): (a) the
+// run-time library's selection and embedded code against (b) the same config compiled from the
+// spec's source with NVRTC (no module cache). Each measurement is a fresh process (this program
+// exec()ed with --child), so it includes process start, driver initialisation and context
+// creation; both children read the spec (for the arguments) and select alike.
+//   gputune_startup_bench --release R.gtrel --spec S.yaml [--set k=v ...] [--runs N]
+// Prints the medians, their ratio and a row for bench/RESULTS.md. Needs a GPU.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compile/compiler.h"
+#include "gputune/select.h"
+#include "run/cuda_driver.h"
+#include "run/scalar_visit.h"
+#include "search/search.h"
+#include "space/problem.h"
+#include "spec/spec_loader.h"
+
+extern char** environ;
+
+namespace gputune {
+namespace {
+
+struct Args {
+  std::string release, spec, child;
+  ProblemOverrides sets;
+  int runs = 10;
+};
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The space's index of the selected config.
+uint64_t index_of(const Problem& problem, const runtime::Config& config) {
+  nlohmann::json wanted = nlohmann::json::object();
+  for (const runtime::Parameter& p : config) {
+    wanted[p.name] = p.is_number ? nlohmann::json(p.number) : nlohmann::json(p.text);
+  }
+  const SearchSpace& space = problem.space();
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    if (nlohmann::json::parse(space.json(i)) == wanted) return i;
+  }
+  throw Error(ErrorCode::kUsage,
+              "the selected config " + wanted.dump() + " is not in the spec's space");
+}
+
+// Device buffers (zeroed) and scalar values of every launch of the variant, as
+// cuLaunchKernel takes them.
+struct Arguments {
+  std::vector<std::unique_ptr<runtime::DeviceBuffer>> buffers;
+  std::vector<uint64_t> slots;                 // one per spec argument
+  std::vector<std::vector<void*>> per_launch;  // pointers into slots
+};
+
+void make_arguments(const Problem& problem, const Variant& variant, Arguments* out) {
+  const Spec& spec = problem.spec();
+  const std::vector<BufferShape> shapes = problem.buffers();
+  out->buffers.reserve(shapes.size());
+  out->slots.assign(spec.arguments.size(), 0);
+  size_t buffer = 0, scalar = 0;
+  for (size_t a = 0; a < spec.arguments.size(); ++a) {
+    const ArgumentSpec& argument = spec.arguments[a];
+    if (argument.is_buffer) {
+      const size_t bytes = std::max<size_t>(1, shapes[buffer++].count * size_of(argument.type));
+      out->buffers.push_back(std::make_unique<runtime::DeviceBuffer>(bytes, 0));
+      std::vector<unsigned char> zeros(bytes, 0);
+      out->buffers.back()->upload(zeros.data());
+      const uint64_t pointer = out->buffers.back()->address();
+      std::memcpy(&out->slots[a], &pointer, sizeof(pointer));
+    } else {
+      const double value = variant.scalar_arguments.at(scalar++);
+      visit_type(argument.type, [&](auto zero) {
+        const auto converted = convert<decltype(zero)>(value);
+        std::memcpy(&out->slots[a], &converted, sizeof(converted));
+        return 0;
+      });
+    }
+  }
+  for (const Launch& launch : variant.launches) {
+    std::vector<void*> params;
+    for (size_t a : launch.arguments) params.push_back(&out->slots[a]);
+    out->per_launch.push_back(std::move(params));
+  }
+}
+
+// One measurement, in this fresh process; prints the time its launches finished.
+int child(const Args& args) {
+  SelectRequest request;
+  request.spec_or_kernel = args.spec;
+  request.overrides = args.sets;
+  request.dbs = {args.release};
+  const SelectOutcome outcome = select_config(request);
+  const runtime::Selection& s = outcome.selection;
+  Problem problem(load_spec(args.spec, args.sets));
+  const Variant variant = problem.variant(index_of(problem, s.config));
+  Arguments arguments;
+  make_arguments(problem, variant, &arguments);
+  if (args.child == "embedded") {
+    if (!s.has_code()) throw Error(ErrorCode::kUsage, "no embedded code: " + s.explanation);
+    for (size_t i = 0; i < s.launches.size(); ++i)
+      s.launch(arguments.per_launch.at(i).data(), nullptr, i);
+    runtime::synchronize();
+  } else {
+    const std::string arch = cuda::query_device(0).arch();
+    const CompiledKernel kernel =
+        make_nvrtc_compiler()->compile(compile_request(problem, variant, arch));
+    if (!kernel.ok) throw Error(ErrorCode::kNvrtc, "does not compile:\n" + kernel.log);
+    cuda::Context context(0);
+    cuda::Module module;
+    cuda::check(cuda::Module::load(kernel.image, &module), "cuModuleLoadData");
+    cuda::Stream stream;
+    for (size_t i = 0; i < variant.launches.size(); ++i) {
+      const Launch& l = variant.launches[i];
+      CUfunction function = nullptr;
+      cuda::check(module.function(kernel.lowered_names.at(l.kernel), &function),
+                  "cuModuleGetFunction");
+      if (l.dynamic_shared_bytes > 48 * 1024) {
+        cuda::check(
+            cuda::set_function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         static_cast<int>(l.dynamic_shared_bytes)),
+            "cuFuncSetAttribute");
+      }
+      cuda::check(cuda::launch(function, l.grid, l.block, l.dynamic_shared_bytes, stream,
+                               arguments.per_launch[i].data()),
+                  "cuLaunchKernel");
+    }
+    stream.synchronize();
+  }
+  std::printf("%.6f\n", now_ms());
+  return 0;
+}
+
+// Runs one child and returns milliseconds from before its spawn to its launches' end.
+double measure(const char* self, const Args& args, const std::string& mode) {
+  std::vector<std::string> argv = {self,         "--child", mode,     "--release",
+                                   args.release, "--spec",  args.spec};
+  for (const auto& [name, value] : args.sets) {
+    argv.push_back("--set");
+    argv.push_back(name + "=" + value);
+  }
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw Error(ErrorCode::kInternal, "pipe failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  const double start = now_ms();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, self, &actions, nullptr, pointers.data(), environ) != 0) {
+    throw Error(ErrorCode::kInternal, std::string("cannot start ") + self);
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  std::string text;
+  char chunk[256];
+  ssize_t got = 0;
+  while ((got = read(pipe_fds[0], chunk, sizeof(chunk))) > 0) text.append(chunk, got);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
+    throw Error(ErrorCode::kInternal,
+                "the " + mode + " child failed (status " + std::to_string(status) + ")");
+  }
+  return std::stod(text) - start;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: gputune_startup_bench --release R.gtrel --spec S.yaml [--set k=v ...] "
+               "[--runs N]\n");
+  return 2;
+}
+
+}  // namespace
+}  // namespace gputune
+
+int main(int argc, char** argv) {
+  using namespace gputune;
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return usage();
+    const std::string value = argv[++i];
+    if (flag == "--release") {
+      args.release = value;
+    } else if (flag == "--spec") {
+      args.spec = value;
+    } else if (flag == "--child") {
+      args.child = value;
+    } else if (flag == "--runs") {
+      args.runs = std::max(1, std::atoi(value.c_str()));
+    } else if (flag == "--set" && value.find('=') != std::string::npos) {
+      args.sets.emplace_back(value.substr(0, value.find('=')), value.substr(value.find('=') + 1));
+    } else {
+      return usage();
+    }
+  }
+  if (args.release.empty() || args.spec.empty()) return usage();
+  try {
+    if (!args.child.empty()) return child(args);
+    std::vector<double> embedded, nvrtc;
+    for (int r = 0; r < args.runs; ++r) {  // interleaved, so drift affects both alike
+      embedded.push_back(measure("/proc/self/exe", args, "embedded"));
+      nvrtc.push_back(measure("/proc/self/exe", args, "nvrtc"));
+    }
+    std::string problem;
+    for (const auto& [name, value] : args.sets)
+      problem += (problem.empty() ? "" : " ") + name + "=" + value;
+    const double a = median_of(embedded), b = median_of(nvrtc);
+    std::printf("start to first launch, median of %d fresh processes each\n", args.runs);
+    std::printf("  embedded code: %.1f ms\n  NVRTC:         %.1f ms\n  ratio:         %.1fx\n", a,
+                b, b / a);
+    std::printf("| %s | %s | %.1f ms | %.1f ms | %.1fx | %d |\n", args.spec.c_str(),
+                problem.c_str(), a, b, b / a, args.runs);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gputune_startup_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
