@@ -26,6 +26,39 @@ struct AnalyzeRequest {
   std::string self;        // this program, which ncu runs as `self profile-launch ...`
 };
 
+struct AnalysisOutcome {
+  bool profiled = false;  // false: `message` says why (no ncu, no permission, a timeout)
+  std::string message;
+  std::string config;  // {"TILE":32,"PAD":1}
+  std::string report;  // the four steps with their numbers, the verdict and the knobs
+  std::string step;    // "global memory", "shared memory", ...
+  std::string verdict;
+  std::string key_number;  // the number that decided the verdict ("15.70 bank conflicts ...")
+  std::vector<std::pair<std::string, std::vector<std::string>>> knobs;  // remedy -> knobs
+  std::map<std::string, double> counters;  // metric -> value in base units
+  // Where the time goes, for plots: each stall reason's share of all stalls, largest first;
+  // throughputs as % of peak: "DRAM", "memory system", "issue slots", "pipe <busiest>".
+  std::vector<std::pair<std::string, double>> stall_shares;
+  std::vector<std::pair<std::string, double>> throughput_pct;
+  double profile_s = 0;
+  bool stored = false;  // the counters went to (or came from) the database
+  std::string source;   // "ncu"
+};
+
+// What a counter is: ncu's base unit ("%", "ns", "inst", ...; "" for plain numbers) and the
+// step of the method that reads it ("global memory", "shared memory", "execution dependency",
+// "instructions"; "" for the rest).
+struct CounterMeaning {
+  std::string unit;
+  std::string step;
+};
+CounterMeaning counter_meaning(const std::string& metric);
+
+// Profiles one variant in a separate program under ncu and classifies it; stores the counters
+// with the workload's measurement of that config when the database has the workload. Throws
+// Error for misuse (an unknown parameter in `config`, --best with nothing stored).
+AnalysisOutcome analyze(const AnalyzeRequest& request);
+
 // `gputune analyze --all | --top N | --configs FILE`: many variants, compiled first in
 // parallel into the module cache, then profiled by one ncu run per batch over one
 // `gputune profile-launch` process. The watchdog of a batch of n is timeout_s + n *
@@ -64,39 +97,6 @@ struct AnalyzeManyOutcome {
 AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
                                 const AnalyzeProgressCallback& progress = nullptr,
                                 const std::atomic<bool>* stop = nullptr);
-
-struct AnalysisOutcome {
-  bool profiled = false;  // false: `message` says why (no ncu, no permission, a timeout)
-  std::string message;
-  std::string config;  // {"TILE":32,"PAD":1}
-  std::string report;  // the four steps with their numbers, the verdict and the knobs
-  std::string step;    // "global memory", "shared memory", ...
-  std::string verdict;
-  std::string key_number;  // the number that decided the verdict ("15.70 bank conflicts ...")
-  std::vector<std::pair<std::string, std::vector<std::string>>> knobs;  // remedy -> knobs
-  std::map<std::string, double> counters;  // metric -> value in base units
-  // Where the time goes, for plots: each stall reason's share of all stalls, largest first;
-  // throughputs as % of peak: "DRAM", "memory system", "issue slots", "pipe <busiest>".
-  std::vector<std::pair<std::string, double>> stall_shares;
-  std::vector<std::pair<std::string, double>> throughput_pct;
-  double profile_s = 0;
-  bool stored = false;  // the counters went to (or came from) the database
-  std::string source;   // "ncu"
-};
-
-// What a counter is: ncu's base unit ("%", "ns", "inst", ...; "" for plain numbers) and the
-// step of the method that reads it ("global memory", "shared memory", "execution dependency",
-// "instructions"; "" for the rest).
-struct CounterMeaning {
-  std::string unit;
-  std::string step;
-};
-CounterMeaning counter_meaning(const std::string& metric);
-
-// Profiles one variant in a separate program under ncu and classifies it; stores the counters
-// with the workload's measurement of that config when the database has the workload. Throws
-// Error for misuse (an unknown parameter in `config`, --best with nothing stored).
-AnalysisOutcome analyze(const AnalyzeRequest& request);
 
 // The counters stored for config `config_index` of a stored workload (by `gputune analyze`, the
 // bottleneck strategy, or a replay of a recording that carries counters), classified as
