@@ -36,8 +36,9 @@ for item in "sgemm:m=1024,n=1024,k=1024" "transpose:n=4096"; do
   timeout -s INT -k 20 "$measure_s" "$bin/gputune" search "spaces/$spec.yaml" $sets \
     --strategy brute_force --fast --db "$db" --top 1 2>/dev/null | tail -3
   echo "== $spec$sets: profiling every measured variant (at most $profile_s s, $batch per ncu run)"
-  # SIGINT at the limit: analyze stops after the variant in flight and keeps what it stored.
-  timeout -s INT -k 30 "$profile_s" "$bin/gputune" analyze "$spec" $sets --all --db "$db" \
+  # SIGINT at the limit, to gputune alone (--foreground: a second signal would abort it): analyze
+  # stops after the variant in flight and keeps what it stored.
+  timeout --foreground -s INT -k 30 "$profile_s" "$bin/gputune" analyze "$spec" $sets --all --db "$db" \
     --batch "$batch" --timeout 60 >"$work/$spec.analyze.txt" 2>"$work/$spec.analyze.err"
   grep -v '^profiled ' "$work/$spec.analyze.err" | tail -3 | sed 's/^/   /'
   line=$(grep '^gputune analyze: .* variants profiled' "$work/$spec.analyze.err" | tail -1)
