@@ -108,7 +108,7 @@ int profile_launch(const ProfileLaunchRequest& request) {
     const Measurement m = runner->run({candidate}).at(0);
     const bool launched = m.status == Status::kOk || m.status == Status::kWrongAnswer;
     manifest.write(request.configs[i], launched,
-                   launched ? "" : status_name(m.status) + ": " + m.message);
+                   launched ? "" : std::string(status_name(m.status)) + ": " + m.message);
     if (m.status == Status::kRuntimeError) return kVariantFailedExit;
   }
   return 0;

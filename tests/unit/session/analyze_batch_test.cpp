@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "gputune/analysis.h"
+#include "gputune/error.h"
 #include "search/search.h"
 #include "support/synthetic_recording.h"
 #include "test_paths.h"
@@ -60,11 +61,14 @@ class AnalyzeBatchTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // The synthetic spec, its kernel refusing TX=8 at compile time, measured into a database.
-  std::string measured_spec() {
+  // The synthetic spec, measured into a database; `refuse_tx8`: its kernel does not compile
+  // with TX=8.
+  std::string measured_spec(bool refuse_tx8 = false) {
     spec_ = testing::write_synthetic_spec(dir_);
-    std::ofstream(dir_ / "k.cu") << "#if TX == 8\n#error TX=8 is not supported\n#endif\n"
-                                 << "extern \"C\" __global__ void k(float* out, int n) {}\n";
+    if (refuse_tx8) {
+      std::ofstream(dir_ / "k.cu") << "#if TX == 8\n#error TX=8 is not supported\n#endif\n"
+                                   << "extern \"C\" __global__ void k(float* out, int n) {}\n";
+    }
     Problem problem(load_spec(spec_, {}));
     testing::SyntheticRunner runner(problem.space(), 1024, 0);
     auto compiler = make_replay_compiler();
@@ -166,7 +170,7 @@ TEST_F(AnalyzeBatchTest, ALauncherThatDiesMidwayCostsOneVariantAndTheRestRunAgai
 }
 
 TEST_F(AnalyzeBatchTest, VariantsThatDoNotCompileAreSkippedAndSaySo) {
-  measured_spec();
+  measured_spec(/*refuse_tx8=*/true);
   AnalyzeManyRequest r = request();
   r.configs_file = (dir_ / "configs.txt").string();
   std::ofstream(r.configs_file) << "TX=8,TY=8\nTX=16,TY=4\nTX=32,TY=4\n";
@@ -188,7 +192,7 @@ TEST_F(AnalyzeBatchTest, ABadConfigsLineNamesTheFileAndLine) {
   try {
     analyze_many(r);
     FAIL() << "no error";
-  } catch (const Error& e) {
+  } catch (const gputune::Error& e) {
     EXPECT_NE(std::string(e.what()).find("configs.txt:2: "), std::string::npos) << e.what();
   }
 }
@@ -200,7 +204,7 @@ TEST_F(AnalyzeBatchTest, AllWithoutAMeasuredWorkloadSaysToSearchFirst) {
   try {
     analyze_many(r);
     FAIL() << "no error";
-  } catch (const Error& e) {
+  } catch (const gputune::Error& e) {
     EXPECT_NE(std::string(e.what()).find("run gputune search first"), std::string::npos)
         << e.what();
   }

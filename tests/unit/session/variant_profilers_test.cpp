@@ -139,9 +139,8 @@ TEST_F(VariantProfilersTest, AnNcuSearchWithNoProfileSaysTheBudgetLeftNoRoom) {
   auto store = open_sqlite_store(":memory:");
   testing::SyntheticRunner runner(problem.space(), 1024, 0);
   const fs::path ncu = dir_ / "ncu";
-  std::ofstream(ncu) << "#!/bin/sh
-      exit 0 ";
-      chmod(ncu.c_str(), 0755);
+  std::ofstream(ncu) << "#!/bin/sh\nexit 0\n";
+  chmod(ncu.c_str(), 0755);
   NcuLaunch launch;
   launch.ncu = ncu.string();
   launch.self = "/bin/true";
