@@ -91,9 +91,14 @@ struct SearchOutcome {
   std::vector<Measurement> evaluated;  // in the order they completed, reused ones included
   ResultReport report;                 // every stored variant of the workload
   std::string nvrtc_version;           // empty for a replay
-  // What profiling cost and found (--strategy bottleneck), or why it found nothing; "" when
-  // the strategy asked for no counters.
+  // What profiling cost and found (--strategy bottleneck, always), or why it found nothing;
+  // "" for other strategies.
   std::string profiling;
+  // The same in numbers (--json's "profiling"); `profiling_reported` false for other strategies.
+  bool profiling_reported = false;
+  size_t profiles_asked = 0, profiles_taken = 0;
+  double profiling_s = 0;
+  double profiling_share = 0;  // of the search's wall time; 0 for a replay
   // compile_only:
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant

@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,15 @@ struct ProfileTarget {
   std::string kernel;                // the entry's name (-k)
   std::vector<std::string> metrics;  // what to collect
   double timeout_s = 120;            // the watchdog: the launch is killed after this
+  // Launches to collect (-c). Several when the launcher runs a batch of variants.
+  size_t launch_count = 1;
+  // false: only launches between the launcher's cuda::profiler_start and profiler_stop count
+  // (--profile-from-start off), so each variant contributes its own launches and no others.
+  bool profile_from_start = true;
+  // Once *stop is set, `stop_file` is created: the launcher sees it before its next variant and
+  // exits cleanly, so the profiler still reports what it collected.
+  const std::atomic<bool>* stop = nullptr;
+  std::string stop_file;
 };
 
 struct CounterResult {
@@ -24,7 +34,11 @@ struct CounterResult {
   // No launch can be profiled (the profiler is missing or has no permission), as opposed to
   // this one failing (a timeout, a crash).
   bool unavailable = false;
-  KernelCounters counters;
+  KernelCounters counters;               // the first launch collected
+  std::vector<KernelCounters> launches;  // every launch collected, in order
+  // How the profiler ended: its exit status, or the signal that killed it (0: none).
+  int exit_status = 0, signal = 0;
+  bool timed_out = false;
   double wall_s = 0;
   std::string source;  // "ncu 2025.3.1" (what produced the counters)
 };

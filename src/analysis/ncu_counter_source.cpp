@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "analysis/counter_source.h"
@@ -48,7 +49,8 @@ struct ChildOutput {
 
 // Runs argv in its own process group with stdout and stderr in one pipe; kills the group when
 // it outlives `timeout_s` (the profiler and the launch under it alike).
-ChildOutput run_with_watchdog(const std::vector<std::string>& argv, double timeout_s) {
+ChildOutput run_with_watchdog(const std::vector<std::string>& argv, double timeout_s,
+                              const std::atomic<bool>* stop, const std::string& stop_file) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw Error(ErrorCode::kIo, "cannot create a pipe for ncu");
   const pid_t pid = fork();
@@ -69,7 +71,12 @@ ChildOutput run_with_watchdog(const std::vector<std::string>& argv, double timeo
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   char buffer[65536];
+  bool stop_signalled = false;
   while (true) {
+    if (!stop_signalled && stop != nullptr && *stop && !stop_file.empty()) {
+      std::ofstream(stop_file) << "stop\n";
+      stop_signalled = true;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           deadline - std::chrono::steady_clock::now())
                           .count();
@@ -143,13 +150,20 @@ class NcuCounterSource : public CounterSource {
                                      "-k",
                                      "regex:^" + target.kernel + "$",
                                      "-c",
-                                     "1",
+                                     std::to_string(target.launch_count),
                                      "--metrics",
                                      join_commas(target.metrics)};
+    if (!target.profile_from_start) {
+      argv.insert(argv.end() - 2, {"--profile-from-start", "off"});
+    }
     argv.insert(argv.end(), target.command.begin(), target.command.end());
     const auto start = std::chrono::steady_clock::now();
-    const ChildOutput child = run_with_watchdog(argv, target.timeout_s);
+    const ChildOutput child =
+        run_with_watchdog(argv, target.timeout_s, target.stop, target.stop_file);
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.timed_out = child.timed_out;
+    if (WIFEXITED(child.status)) result.exit_status = WEXITSTATUS(child.status);
+    if (WIFSIGNALED(child.status)) result.signal = WTERMSIG(child.status);
     if (child.timed_out) {
       result.message = "ncu did not finish within " + std::to_string(int(target.timeout_s)) +
                        " s and was killed with the launch it profiled";
@@ -166,6 +180,7 @@ class NcuCounterSource : public CounterSource {
       const auto kernels = parse_ncu_raw_csv(child.output, "ncu's output");
       if (kernels.empty()) throw Error(ErrorCode::kIo, "ncu profiled no launch");
       result.counters = kernels.front();
+      result.launches = kernels;
       result.ok = true;
     } catch (const Error& e) {
       const bool exited = WIFEXITED(child.status);

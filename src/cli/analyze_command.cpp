@@ -5,7 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/analyze_many_output.h"
 #include "cli/command.h"
+#include "cli/interrupt.h"
 #include "cli/options.h"
 #include "gputune/analysis.h"
 
@@ -20,14 +22,21 @@ std::string self_path() {
 
 int run(const std::vector<std::string>& args) {
   po::options_description options(
-      "gputune analyze SPEC [--config k=v,... | --best | --baseline] [options]\n\n"
+      "gputune analyze SPEC [--config k=v,... | --best | --baseline] [options]\n"
+      "gputune analyze SPEC (--all | --top N | --configs FILE) [--batch N] [options]\n\n"
       "Why a variant is slow. Profiles one launch of it with Nsight Compute (ncu) in a program\n"
       "of its own, under a watchdog, and walks the bottleneck method: global memory\n"
       "(achieved against required occupancy, DRAM share of peak), shared memory (bank\n"
       "conflicts), execution dependency (eligible warps, dependency stalls), instructions\n"
       "(issue slots, pipes). Ends with a verdict and the parameters of this space that\n"
       "address it (a spec's remedies: map; docs/bottleneck.md). The counters are stored with\n"
-      "the variant's measurement when the database has this workload.\n\noptions");
+      "the variant's measurement when the database has this workload.\n\n"
+      "Many variants at once (--all, --top, --configs): compiles them first, in parallel,\n"
+      "into the module cache, then profiles a batch of them per ncu run over one launcher\n"
+      "process; progress on stderr, a table (config, time, bottleneck step, the number that\n"
+      "decided it) on stdout. A variant that crashes or hangs the launcher is marked failed\n"
+      "and the rest of its batch runs again. Ctrl-C (SIGINT, SIGTERM) stops after the\n"
+      "variant in flight and keeps what was stored.\n\noptions");
   add_spec_options(options);
   options.add_options()("config", po::value<std::string>(),
                         "the variant: NAME=VALUE,... (the rest from the baseline)")(
@@ -37,18 +46,36 @@ int run(const std::vector<std::string>& args) {
       "timeout", po::value<double>()->default_value(120),
       "seconds the profiled launch may take, ncu's replays included")(
       "ncu", po::value<std::string>()->default_value(""),
-      "ncu's path (default: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin)");
+      "ncu's path (default: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin)")(
+      "all", "every measured ok variant of the workload in --db, fastest first")(
+      "top", po::value<size_t>(), "the N fastest measured ok variants")(
+      "configs", po::value<std::string>(),
+      "a file of variants, one NAME=VALUE,... per line (the rest from the baseline; # comments)")(
+      "batch", po::value<size_t>()->default_value(64), "variants per ncu run")(
+      "variant-timeout", po::value<double>()->default_value(10),
+      "seconds each variant adds to a batch's watchdog (--timeout plus this per variant)")(
+      "jobs,j", po::value<size_t>()->default_value(0),
+      "compile workers (0: one per hardware thread)")(
+      "cache-dir", po::value<std::string>()->default_value(""),
+      "the module cache (default: ~/.cache/gputune/modules)")("no-cache",
+                                                              "do not use the module cache");
   po::positional_options_description positional;
   positional.add("spec", 1);
-  const auto parsed = parse(args, options, positional,
-                            "examples:\n"
-                            "  gputune analyze transpose --baseline\n"
-                            "  gputune analyze sgemm --best --db runs.db\n"
-                            "  gputune analyze transpose --config PAD=1 --json\n");
+  const auto parsed =
+      parse(args, options, positional,
+            "examples:\n"
+            "  gputune analyze transpose --baseline\n"
+            "  gputune analyze sgemm --best --db runs.db\n"
+            "  gputune analyze transpose --config PAD=1 --json\n"
+            "  gputune analyze sgemm --set m=1024,n=1024,k=1024 --all --db runs.db\n"
+            "  gputune analyze sgemm --top 20 --batch 10 --db runs.db\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
-  if (vm.count("config") + vm.count("best") + vm.count("baseline") > 1) {
-    std::cerr << "gputune analyze: give one of --config, --best and --baseline\n";
+  const size_t singles = vm.count("config") + vm.count("best") + vm.count("baseline");
+  const size_t manies = vm.count("all") + vm.count("top") + vm.count("configs");
+  if (singles + manies > 1) {
+    std::cerr << "gputune analyze: give one of --config, --best, --baseline, --all, --top and "
+                 "--configs\n";
     return EX_USAGE;
   }
   AnalyzeRequest request;
@@ -61,6 +88,32 @@ int run(const std::vector<std::string>& args) {
   request.timeout_s = vm["timeout"].as<double>();
   request.ncu = vm["ncu"].as<std::string>();
   request.self = self_path();
+  if (manies > 0) {
+    AnalyzeManyRequest many;
+    many.base = request;
+    many.all = vm.count("all") > 0;
+    if (vm.count("top")) many.top = vm["top"].as<size_t>();
+    if (vm.count("top") && many.top == 0) {
+      std::cerr << "gputune analyze: --top 0 profiles nothing; expected a count above 0\n";
+      return EX_USAGE;
+    }
+    if (vm.count("configs")) many.configs_file = vm["configs"].as<std::string>();
+    many.batch = vm["batch"].as<size_t>();
+    if (many.batch == 0) {
+      std::cerr << "gputune analyze: --batch 0: expected at least 1 variant per ncu run\n";
+      return EX_USAGE;
+    }
+    many.variant_timeout_s = vm["variant-timeout"].as<double>();
+    many.jobs = vm["jobs"].as<size_t>();
+    many.cache_dir = vm["cache-dir"].as<std::string>();
+    many.use_cache = vm.count("no-cache") == 0;
+    const std::atomic<bool>& stop = install_interrupt_handler();
+    const AnalyzeManyOutcome outcome = analyze_many(many, print_analyze_progress, &stop);
+    std::cout << (vm.count("json") ? analyze_many_json(outcome) : analyze_many_table(outcome));
+    std::cerr << analyze_many_summary(outcome, request.db.value_or(""));
+    if (!outcome.unavailable.empty()) return EX_UNAVAILABLE;
+    return outcome.profiled > 0 || outcome.variants.empty() ? 0 : EX_UNAVAILABLE;
+  }
   const AnalysisOutcome outcome = analyze(request);
   if (vm.count("json")) {
     nlohmann::json out = {{"profiled", outcome.profiled},

@@ -1,5 +1,6 @@
 #include <functional>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/interrupt.h"
@@ -131,7 +132,17 @@ int run(const std::vector<std::string>& args) {
   const size_t top = vm.count("top") ? vm["top"].as<size_t>()
                      : json          ? ResultReport::kAllRows
                                      : kTableRows;
-  std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
+  if (json && outcome.profiling_reported) {
+    auto document = nlohmann::ordered_json::parse(outcome.report.json(top));
+    document["profiling"] = {{"asked", outcome.profiles_asked},
+                             {"profiled", outcome.profiles_taken},
+                             {"seconds", outcome.profiling_s},
+                             {"share_of_wall_time", outcome.profiling_share},
+                             {"summary", outcome.profiling}};
+    std::cout << document.dump(2) << "\n";
+  } else {
+    std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
+  }
   if (!json && vm.count("warnings")) std::cout << outcome.report.compiler_warnings();
   if (!outcome.profiling.empty()) std::cerr << outcome.profiling << "\n";
   return outcome.interrupted ? kInterrupted : 0;

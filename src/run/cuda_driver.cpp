@@ -115,6 +115,10 @@ void check(CUresult result, const char* what) {
   if (result != CUDA_SUCCESS) throw CudaError(result, what);
 }
 
+// Best effort: a range that fails to open costs the profile, not the launch.
+void profiler_start() { (void)api().cuProfilerStart(); }
+void profiler_stop() { (void)api().cuProfilerStop(); }
+
 int device_count() {
   const Api* a = try_api();
   int count = 0;

@@ -2,6 +2,7 @@
 // The only code that talks to libcuda. The library is opened at run time (dlopen), so the
 // binary starts, compiles and replays on a machine without a driver.
 #include <cuda.h>
+#include <cudaProfiler.h>
 
 #include <array>
 #include <cstddef>
@@ -26,7 +27,8 @@ namespace gputune::cuda {
   X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuModuleLoadData) X(cuModuleUnload)                      \
   X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)                 \
-  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)                \
+  X(cuProfilerStart) X(cuProfilerStop)
 // clang-format on
 
 struct Api {
@@ -58,6 +60,11 @@ class CudaError : public Error {
 
 // Throws CudaError naming `what` and the error.
 void check(CUresult result, const char* what);
+
+// Marks the launches a profiler started with `--profile-from-start off` (ncu) collects: those
+// between the two calls, in the current context. Without a profiler attached they do nothing.
+void profiler_start();
+void profiler_stop();
 
 int device_count();  // 0 without a driver or a device; never throws
 // Name, capability, memory and the per-SM limits the driver reports.

@@ -489,7 +489,9 @@ class GpuRunner : public Runner {
 
     prepare_outputs(/*poison=*/true);
     state_->busy_start.record(state_->stream.get());
+    if (timing_.profile_checked_run) cuda::profiler_start();
     result = launch_all(prepared);
+    if (timing_.profile_checked_run) cuda::profiler_stop();
     if (result == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || result == CUDA_ERROR_INVALID_VALUE) {
       return fail(Status::kResourceExceeded, "cuLaunchKernel: " + cuda::cuda_error_name(result));
     }

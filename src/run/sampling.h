@@ -18,6 +18,9 @@ struct TimingOptions {
   double max_seconds = 1.0;     // per variant
   double target_noise = 0.005;  // stop when the median's relative standard error is below this
   bool flush_l2 = true;
+  // Brackets each variant's checked launches with cuda::profiler_start/stop, so that a profiler
+  // collects those launches and none of the fills, checks or timed samples around them.
+  bool profile_checked_run = false;
 };
 
 class StoppingRule {

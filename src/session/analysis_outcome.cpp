@@ -1,10 +1,48 @@
 #include "session/analysis_outcome.h"
 
+#include <iomanip>
+#include <sstream>
+
 #include "analysis/bottleneck.h"
 #include "analysis/bottleneck_report.h"
 #include "analysis/remedies.h"
 
 namespace gputune {
+
+namespace {
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+}  // namespace
+
+std::string key_number(const BottleneckAnalysis& a) {
+  switch (a.step) {
+    case BottleneckStep::kGlobalMemory:
+      return a.bandwidth_bound ? "DRAM " + fixed(a.dram_pct, 1) + "% of peak"
+                               : "occupancy " + fixed(100 * a.achieved_occupancy, 1) + "% < " +
+                                     fixed(100 * a.required_occupancy, 1) + "% required";
+    case BottleneckStep::kSharedMemory:
+      return fixed(a.conflicts_per_request, 2) + " bank conflicts per request";
+    case BottleneckStep::kExecutionDependency:
+      return fixed(a.eligible_warps, 2) + " eligible warps, " + fixed(100 * a.dependency_share, 0) +
+             "% dependency stalls";
+    case BottleneckStep::kInstructions:
+      if (!a.pipe_utilisation.empty() && a.pipe_utilisation.front().second > a.issue_active_pct) {
+        return "pipe " + a.pipe_utilisation.front().first + " " +
+               fixed(a.pipe_utilisation.front().second, 1) + "% busy";
+      }
+      return "issue slots " + fixed(a.issue_active_pct, 1) + "% busy";
+    case BottleneckStep::kLatency:
+      break;
+  }
+  if (a.stall_shares.empty()) return "";
+  return "stall " + a.stall_shares.front().first + " " +
+         fixed(100 * a.stall_shares.front().second, 0) + "%";
+}
 
 void classify_into(const Spec& spec, const std::string& heading,
                    const std::map<std::string, double>& counters, AnalysisOutcome* outcome) {
@@ -25,6 +63,7 @@ void classify_into(const Spec& spec, const std::string& heading,
     outcome->throughput_pct.emplace_back("pipe " + analysis.pipe_utilisation.front().first,
                                          analysis.pipe_utilisation.front().second);
   }
+  outcome->key_number = key_number(analysis);
   outcome->report = heading + "\n" + format_bottleneck_report(analysis, spec);
 }
 

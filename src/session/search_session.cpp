@@ -261,7 +261,15 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   outcome.evaluated = std::move(result.evaluated);
   outcome.report = ResultReport(std::move(report));
   // A replay's wall time is not the recorded search's: its profiling share would mean nothing.
-  outcome.profiling = profiler.summary(replay ? 0 : result.record.wall_s);
+  const bool reported = result.record.strategy == "bottleneck" || options.strategy == "bottleneck";
+  outcome.profiling = profiler.summary(replay ? 0 : result.record.wall_s, reported);
+  outcome.profiling_reported = reported || profiler.asked() > 0;
+  outcome.profiles_asked = profiler.asked();
+  outcome.profiles_taken = profiler.profiled();
+  outcome.profiling_s = profiler.spent_s();
+  if (!replay && result.record.wall_s > 0) {
+    outcome.profiling_share = profiler.spent_s() / result.record.wall_s;
+  }
   return outcome;
 }
 

@@ -6,6 +6,7 @@
 
 #include "compile/compiler.h"
 #include "search/search.h"
+#include "strategy/bottleneck_strategy.h"
 
 namespace gputune {
 namespace {
@@ -26,8 +27,8 @@ std::string seconds(double s) {
 // What every search profiler counts for its summary.
 class CountingProfiler : public SearchProfiler {
  public:
-  std::string summary(double search_wall_s) const override {
-    if (asked_ == 0) return "";
+  std::string summary(double search_wall_s, bool always) const override {
+    if (asked_ == 0 && !always) return "";
     std::ostringstream out;
     out << "profiling (" << what() << "): " << profiled_ << " of " << asked_
         << " variants asked for have counters, " << seconds(spent_s_);
@@ -39,12 +40,19 @@ class CountingProfiler : public SearchProfiler {
     if (!message_.empty()) {
       out << "; " << (profiled_ == 0 ? "the search went on without counters: " : "last failure: ")
           << message_;
+    } else if (asked_ == 0) {
+      out << "; " << why_none(search_wall_s);
     }
     return out.str();
   }
+  size_t asked() const override { return asked_; }
+  size_t profiled() const override { return profiled_; }
+  double spent_s() const override { return spent_s_; }
 
  protected:
   virtual std::string what() const = 0;
+  // Why no variant was asked for, said after the search.
+  virtual std::string why_none(double search_wall_s) const = 0;
 
   VariantProfile count(VariantProfile profile) {
     ++asked_;
@@ -58,7 +66,6 @@ class CountingProfiler : public SearchProfiler {
     return profile;
   }
   double mean_cost_s() const { return profiled_ > 0 ? cost_sum_s_ / profiled_ : 0; }
-  size_t profiled() const { return profiled_; }
 
  private:
   size_t asked_ = 0, profiled_ = 0;
@@ -126,6 +133,17 @@ class NcuProfiler : public CountingProfiler {
  private:
   std::string what() const override { return "ncu"; }
 
+  std::string why_none(double search_wall_s) const override {
+    if (!unavailable_.empty()) return "the search went on without counters: " + unavailable_;
+    const double share = BottleneckStrategyOptions{}.profile_share;
+    std::ostringstream out;
+    out << "the first profile, expected to take " << seconds(kFirstProfileGuessS)
+        << ", never fit in " << 100 * share << "% of the search's wall time ("
+        << seconds(share * search_wall_s)
+        << " at its end), or no batch of the model finished; a longer --budget leaves room";
+    return out.str();
+  }
+
   int64_t workload() {
     if (workload_ == 0)
       workload_ = store_.workload(workload_key(problem_, device_, nvrtc_version()));
@@ -170,6 +188,11 @@ class RecordedProfiler : public CountingProfiler {
 
  private:
   std::string what() const override { return "recorded counters"; }
+
+  std::string why_none(double) const override {
+    if (counters_.empty()) return "the recording has no counters (no '# counters' section)";
+    return "no profile fit in the budget's share of the recorded time";
+  }
 
   Spec spec_;
   std::map<uint64_t, StoredCounters> counters_;

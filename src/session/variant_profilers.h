@@ -18,7 +18,11 @@ class SearchProfiler : public VariantProfiler {
  public:
   // One line for the user after a search: what was profiled and what it cost, or why nothing
   // was; "" when nothing was asked for.
-  virtual std::string summary(double search_wall_s) const = 0;
+  // `always`: also when nothing was asked for, saying why (--strategy bottleneck).
+  virtual std::string summary(double search_wall_s, bool always = false) const = 0;
+  virtual size_t asked() const = 0;
+  virtual size_t profiled() const = 0;
+  virtual double spent_s() const = 0;
 };
 
 // Profiles with ncu and stores the counters with the workload's measurements in `store`. The

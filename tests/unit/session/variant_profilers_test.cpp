@@ -116,5 +116,41 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   EXPECT_EQ(search(request).profiling, "");
 }
 
+TEST_F(VariantProfilersTest, ABottleneckSearchAlwaysSaysWhatProfilingCostOrWhyNothingWas) {
+  auto store = open_sqlite_store(":memory:");
+  const Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  const std::string path = (dir_ / "without_counters.csv").string();
+  write_recording(recording, path);
+  SearchRequest request;
+  request.spec = spec_;
+  request.replay = path;
+  request.strategy = "bottleneck";
+  request.budget = "30";
+  const SearchOutcome outcome = search(request);
+  EXPECT_TRUE(outcome.profiling_reported);
+  EXPECT_EQ(outcome.profiles_taken, 0u);
+  EXPECT_EQ(outcome.profiling.rfind("profiling (recorded counters): 0 of ", 0), 0u)
+      << outcome.profiling;
+  EXPECT_NE(outcome.profiling.find("no counters"), std::string::npos) << outcome.profiling;
+}
+
+TEST_F(VariantProfilersTest, AnNcuSearchWithNoProfileSaysTheBudgetLeftNoRoom) {
+  Problem problem(load_spec(spec_, {}));
+  auto store = open_sqlite_store(":memory:");
+  testing::SyntheticRunner runner(problem.space(), 1024, 0);
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\nexit 0\n";
+  chmod(ncu.c_str(), 0755);
+  NcuLaunch launch;
+  launch.ncu = ncu.string();
+  launch.self = "/bin/true";
+  auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
+  const std::string summary = profiler->summary(20, true);
+  EXPECT_NE(summary.find("0 of 0 variants"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("never fit in 10% of the search's wall time (2 s"), std::string::npos)
+      << summary;
+  EXPECT_EQ(profiler->summary(20, false), "");
+}
+
 }  // namespace
 }  // namespace gputune

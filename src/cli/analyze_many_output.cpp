@@ -1,0 +1,113 @@
+#include "cli/analyze_many_output.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace gputune::cli {
+namespace {
+
+// {"TILE":32,"PAD":1} as TILE=32,PAD=1, the way --configs and --config take it.
+std::string assignments(const std::string& config_json) {
+  std::string out;
+  for (const auto& [name, value] : nlohmann::json::parse(config_json).items()) {
+    out += (out.empty() ? "" : ",") + name + "=" +
+           (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+void print_analyze_progress(const AnalyzeProgress& p) {
+  const double rate = p.elapsed_s > 0 ? p.done / p.elapsed_s : 0;
+  std::fprintf(stderr, "profiled %zu of %zu (%zu failed), %.1f s, %.2f variants/s\n", p.profiled,
+               p.total, p.failed, p.elapsed_s, rate);
+}
+
+std::string analyze_many_table(const AnalyzeManyOutcome& outcome) {
+  size_t width = 6;
+  std::vector<std::string> configs;
+  for (const AnalysisOutcome& v : outcome.variants) {
+    configs.push_back(assignments(v.config));
+    width = std::max(width, configs.back().size());
+  }
+  std::ostringstream out;
+  out << std::left << std::setw(width) << "config"
+      << "  " << std::right << std::setw(10) << "median_ms"
+      << "  " << std::left << std::setw(20) << "bottleneck"
+      << "  key number\n";
+  for (size_t i = 0; i < outcome.variants.size(); ++i) {
+    const AnalysisOutcome& v = outcome.variants[i];
+    out << std::left << std::setw(width) << configs[i] << "  " << std::right << std::setw(10);
+    if (outcome.median_ms[i] > 0) {
+      out << std::fixed << std::setprecision(4) << outcome.median_ms[i];
+    } else {
+      out << "-";
+    }
+    out << "  " << std::left << std::setw(20) << (v.profiled ? v.step : "(no counters)") << "  "
+        << (v.profiled ? v.key_number : v.message) << "\n";
+  }
+  return out.str();
+}
+
+std::string analyze_many_json(const AnalyzeManyOutcome& outcome) {
+  nlohmann::json variants = nlohmann::json::array();
+  for (size_t i = 0; i < outcome.variants.size(); ++i) {
+    const AnalysisOutcome& v = outcome.variants[i];
+    nlohmann::json entry = {{"config", nlohmann::json::parse(v.config)},
+                            {"profiled", v.profiled},
+                            {"message", v.message},
+                            {"step", v.step},
+                            {"verdict", v.verdict},
+                            {"key_number", v.key_number},
+                            {"knobs", v.knobs},
+                            {"counters", v.counters},
+                            {"profile_s", v.profile_s},
+                            {"stored", v.stored}};
+    if (outcome.median_ms[i] > 0) entry["median_ms"] = outcome.median_ms[i];
+    variants.push_back(entry);
+  }
+  nlohmann::json document = {{"variants", variants},
+                             {"requested", outcome.variants.size()},
+                             {"profiled", outcome.profiled},
+                             {"failed", outcome.failed},
+                             {"compile_failed", outcome.compile_failed},
+                             {"batches", outcome.batches},
+                             {"compile_s", outcome.compile_s},
+                             {"profile_s", outcome.profile_s},
+                             {"interrupted", outcome.interrupted},
+                             {"unavailable", outcome.unavailable}};
+  return document.dump(2) + "\n";
+}
+
+std::string analyze_many_summary(const AnalyzeManyOutcome& outcome, const std::string& db) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  out << "gputune analyze: " << outcome.profiled << " of " << outcome.variants.size()
+      << " variants profiled in " << outcome.batches << " ncu runs (" << outcome.profile_s
+      << " s profiling";
+  if (outcome.profile_s > 0 && outcome.profiled > 0) {
+    out << ", " << std::setprecision(2) << outcome.profiled / outcome.profile_s << " variants/s"
+        << std::setprecision(1);
+  }
+  out << "; " << outcome.compile_s << " s compiling)";
+  if (outcome.compile_failed > 0) out << ", " << outcome.compile_failed << " did not compile";
+  if (outcome.failed > 0) out << ", " << outcome.failed << " failed";
+  if (outcome.interrupted) out << ", interrupted";
+  size_t stored = 0;
+  for (const AnalysisOutcome& v : outcome.variants) stored += v.stored;
+  if (stored > 0) out << "; counters of " << stored << " stored in " << db;
+  out << "\n";
+  if (!outcome.unavailable.empty()) out << "gputune analyze: " << outcome.unavailable << "\n";
+  if (outcome.profiled == 0 && stored == 0 && outcome.variants.size() > 0 &&
+      outcome.unavailable.empty() && !outcome.interrupted) {
+    out << "gputune analyze: no counters; the table's last column says why for each variant\n";
+  }
+  return out.str();
+}
+
+}  // namespace gputune::cli
