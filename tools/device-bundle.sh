@@ -59,6 +59,11 @@ for lib in libmuparser.so.2 libstdc++.so.6 libgcc_s.so.1 libgomp.so.1; do
   path=$(ldd "$stage/gputune" | awk -v l="$lib" '$1 == l {print $3}')
   if [ -n "$path" ]; then cp -L "$path" "$stage/$lib"; fi
 done
+# The run-time library and SQLite, for the binaries linked against gputune::runtime.
+for lib in libgputune_runtime.so.0 libsqlite3.so.0; do
+  path=$(ldd "$stage/gputune_runtime_bench" 2>/dev/null | awk -v l="$lib" '$1 == l {print $3}')
+  if [ -n "$path" ]; then cp -L "$path" "$stage/$lib"; fi
+done
 strip --strip-debug "$stage"/* 2>/dev/null || true
 ls "$stage" >&2
 # Every test binary links the whole core: together they exceed what the device tool carries

@@ -4,7 +4,7 @@
 # NVRTC (bench/startup_bench.cpp, fresh processes), and the run-time lookup benchmark. Appends a
 # dated section to bench/RESULTS.md and copies it to $OUT. Takes well under 2 minutes.
 #   tools/startup-bench.sh [RUNS]        (default 10 processes of each kind per kernel)
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 if [ -f .device/bin.tar.xz ] && [ ! -d .device/bin ]; then tar -C .device -xJf .device/bin.tar.xz; fi
@@ -47,5 +47,9 @@ section=$(mktemp)
   echo "$lookup"
 } > "$section"
 cat "$section" >> bench/RESULTS.md
-if [ -n "${OUT:-}" ]; then cp "$section" "$OUT/startup-section.md"; cp bench/RESULTS.md "$OUT/"; fi
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  cp "$section" "$OUT/startup-section.md"
+  cp bench/RESULTS.md "$OUT/"
+fi
 cat "$section"
