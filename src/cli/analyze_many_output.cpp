@@ -13,7 +13,8 @@ namespace {
 // {"TILE":32,"PAD":1} as TILE=32,PAD=1, the way --configs and --config take it.
 std::string assignments(const std::string& config_json) {
   std::string out;
-  for (const auto& [name, value] : nlohmann::json::parse(config_json).items()) {
+  const nlohmann::json config = nlohmann::json::parse(config_json);  // outlives items()
+  for (const auto& [name, value] : config.items()) {
     out += (out.empty() ? "" : ",") + name + "=" +
            (value.is_string() ? value.get<std::string>() : value.dump());
   }

@@ -11,6 +11,7 @@
 #include "gputune/analysis.h"
 #include "gputune/error.h"
 #include "search/search.h"
+#include "support/run_gputune.h"
 #include "support/synthetic_recording.h"
 #include "test_paths.h"
 
@@ -208,6 +209,19 @@ TEST_F(AnalyzeBatchTest, AllWithoutAMeasuredWorkloadSaysToSearchFirst) {
     EXPECT_NE(std::string(e.what()).find("run gputune search first"), std::string::npos)
         << e.what();
   }
+}
+
+TEST_F(AnalyzeBatchTest, TheCommandPrintsEachConfigAsNameValuePairsAndItsVerdict) {
+  measured_spec();
+  const testing::CommandResult r = testing::run_command(
+      "GPUTUNE_NCU=" + (dir_ / "ncu" / "ncu").string() + " " + test::gputune_binary() +
+      " analyze " + spec_ + " --top 2 --db " + db() + " --cache-dir " + (dir_ / "cache").string() +
+      " -j 2");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("TX="), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("null"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("shared memory"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("2 of 2 variants profiled"), std::string::npos) << r.err;
 }
 
 }  // namespace
