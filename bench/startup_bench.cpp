@@ -43,18 +43,24 @@ double now_ms() {
       .count();
 }
 
-// The space's index of the selected config.
+// The space's index of the selected config, value by value (the space may be large).
 uint64_t index_of(const Problem& problem, const runtime::Config& config) {
-  nlohmann::json wanted = nlohmann::json::object();
-  for (const runtime::Parameter& p : config) {
-    wanted[p.name] = p.is_number ? nlohmann::json(p.number) : nlohmann::json(p.text);
-  }
   const SearchSpace& space = problem.space();
-  for (uint64_t i = 0; i < space.size(); ++i) {
-    if (nlohmann::json::parse(space.json(i)) == wanted) return i;
+  std::vector<size_t> digits = space.decode(problem.baseline_index());
+  for (const runtime::Parameter& p : config) {
+    const int d = space.dimension_index(p.name);
+    if (d < 0) throw Error(ErrorCode::kUsage, "the selected config names " + p.name);
+    const auto& values = space.dimensions()[d].values;
+    size_t found = values.size();
+    for (size_t i = 0; i < values.size() && found == values.size(); ++i) {
+      if (values[i].text() == p.text) found = i;
+    }
+    if (found == values.size()) {
+      throw Error(ErrorCode::kUsage, "the selected " + p.name + "=" + p.text + " is no value of it");
+    }
+    digits[d] = found;
   }
-  throw Error(ErrorCode::kUsage,
-              "the selected config " + wanted.dump() + " is not in the spec's space");
+  return space.encode(digits);
 }
 
 // Device buffers (zeroed) and scalar values of every launch of the variant, as
@@ -98,16 +104,20 @@ void make_arguments(const Problem& problem, const Variant& variant, Arguments* o
 
 // One measurement, in this fresh process; prints the time its launches finished.
 int child(const Args& args) {
+  const double begin = now_ms();
   SelectRequest request;
   request.spec_or_kernel = args.spec;
   request.overrides = args.sets;
   request.dbs = {args.release};
   const SelectOutcome outcome = select_config(request);
   const runtime::Selection& s = outcome.selection;
+  const double selected = now_ms();
+  // The benchmark's stand-in for the application's own buffers and scalars: timed apart.
   Problem problem(load_spec(args.spec, args.sets));
   const Variant variant = problem.variant(index_of(problem, s.config));
   Arguments arguments;
   make_arguments(problem, variant, &arguments);
+  const double set_up = now_ms();
   if (args.child == "embedded") {
     if (!s.has_code()) throw Error(ErrorCode::kUsage, "no embedded code: " + s.explanation);
     for (size_t i = 0; i < s.launches.size(); ++i)
@@ -139,12 +149,19 @@ int child(const Args& args) {
     }
     stream.synchronize();
   }
-  std::printf("%.6f\n", now_ms());
+  const double end = now_ms();
+  // The end, then the stages: before main's first line is the rest of the total.
+  std::printf("%.6f %.3f %.3f %.3f\n", end, selected - begin, set_up - selected, end - set_up);
   return 0;
 }
 
-// Runs one child and returns milliseconds from before its spawn to its launches' end.
-double measure(const char* self, const Args& args, const std::string& mode) {
+struct Timing {
+  double total = 0;                      // before the spawn to the launches' end
+  double select = 0, set_up = 0, code = 0;  // the child's stages (set_up: the benchmark's own)
+};
+
+// Runs one child and returns its timing.
+Timing measure(const char* self, const Args& args, const std::string& mode) {
   std::vector<std::string> argv = {self,         "--child", mode,     "--release",
                                    args.release, "--spec",  args.spec};
   for (const auto& [name, value] : args.sets) {
@@ -178,7 +195,14 @@ double measure(const char* self, const Args& args, const std::string& mode) {
     throw Error(ErrorCode::kInternal,
                 "the " + mode + " child failed (status " + std::to_string(status) + ")");
   }
-  return std::stod(text) - start;
+  Timing timing;
+  double end = 0;
+  if (std::sscanf(text.c_str(), "%lf %lf %lf %lf", &end, &timing.select, &timing.set_up,
+                  &timing.code) != 4) {
+    throw Error(ErrorCode::kInternal, "the " + mode + " child printed '" + text + "'");
+  }
+  timing.total = end - start;
+  return timing;
 }
 
 double median_of(std::vector<double> v) {
@@ -220,7 +244,7 @@ int main(int argc, char** argv) {
   if (args.release.empty() || args.spec.empty()) return usage();
   try {
     if (!args.child.empty()) return child(args);
-    std::vector<double> embedded, nvrtc;
+    std::vector<Timing> embedded, nvrtc;
     for (int r = 0; r < args.runs; ++r) {  // interleaved, so drift affects both alike
       embedded.push_back(measure("/proc/self/exe", args, "embedded"));
       nvrtc.push_back(measure("/proc/self/exe", args, "nvrtc"));
@@ -228,12 +252,33 @@ int main(int argc, char** argv) {
     std::string problem;
     for (const auto& [name, value] : args.sets)
       problem += (problem.empty() ? "" : " ") + name + "=" + value;
-    const double a = median_of(embedded), b = median_of(nvrtc);
-    std::printf("start to first launch, median of %d fresh processes each\n", args.runs);
-    std::printf("  embedded code: %.1f ms\n  NVRTC:         %.1f ms\n  ratio:         %.1fx\n", a,
+    auto median = [](const std::vector<Timing>& runs, double Timing::*field) {
+      std::vector<double> values;
+      for (const Timing& t : runs) values.push_back(t.*field);
+      return median_of(values);
+    };
+    // Without the benchmark's own argument set-up, which an application does its own way.
+    auto app = [](std::vector<Timing> runs) {
+      std::vector<double> values;
+      for (const Timing& t : runs) values.push_back(t.total - t.set_up);
+      return median_of(values);
+    };
+    const double a = app(embedded), b = app(nvrtc);
+    std::printf("start to first launch, median of %d fresh processes each (ms)\n", args.runs);
+    for (const auto& [name, runs] : {std::pair{"embedded code", &embedded}, {"NVRTC", &nvrtc}}) {
+      std::printf("  %-13s total %.1f: before main and driver %.1f, select %.1f, benchmark's "
+                  "arguments %.1f, code and launch %.1f\n",
+                  name, median(*runs, &Timing::total),
+                  median(*runs, &Timing::total) - median(*runs, &Timing::select) -
+                      median(*runs, &Timing::set_up) - median(*runs, &Timing::code),
+                  median(*runs, &Timing::select), median(*runs, &Timing::set_up),
+                  median(*runs, &Timing::code));
+    }
+    std::printf("  without the benchmark's arguments: embedded %.1f, NVRTC %.1f, ratio %.1fx\n", a,
                 b, b / a);
-    std::printf("| %s | %s | %.1f ms | %.1f ms | %.1fx | %d |\n", args.spec.c_str(),
-                problem.c_str(), a, b, b / a, args.runs);
+    std::printf("| %s | %s | %.1f ms | %.1f ms | %.1fx | %.1f ms | %.1f ms | %d |\n",
+                args.spec.c_str(), problem.c_str(), a, b, b / a,
+                median(embedded, &Timing::code), median(nvrtc, &Timing::code), args.runs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gputune_startup_bench: %s\n", e.what());
     return 1;

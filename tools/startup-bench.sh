@@ -27,19 +27,22 @@ for case in "spaces/sgemm.yaml --set m=1536 --set n=1536 --set k=1536" \
     | tee /dev/stderr | grep '^| ') || line="| $case | failed or over 50 s | | | | |"
   rows+=("$line")
 done
-lookup=$(timeout 20 "$bin/gputune_runtime_bench" 2>&1 | tee /dev/stderr | grep '^| ' || echo "failed")
+lookup=$(timeout 20 "$bin/gputune_runtime_bench" 2>&1 | tee /dev/stderr | grep '^| ' | head -1)
+[ -n "$lookup" ] || lookup="failed"
 section=$(mktemp)
 {
   echo
   echo "## $(date -u '+%Y-%m-%d %H:%M') UTC, start-up: embedded code against NVRTC (issue 11), commit $commit"
   echo
   echo "$gpu, driver $driver, \`tools/startup-bench.sh\` from the device bundle, release $release."
-  echo "Each figure is the median over $runs fresh processes (process start, driver initialisation,"
-  echo "context, reading the spec for the arguments, selection, code, one launch of every launch of"
-  echo "the config, synchronize); NVRTC compiles the same config without the module cache."
+  echo "Each figure is the median over $runs fresh processes: process start, driver initialisation,"
+  echo "context, selection, code, one launch of every launch of the config, synchronize; without the"
+  echo "benchmark's own argument set-up (reading the spec, zeroed buffers), timed apart since an"
+  echo "application has its own. NVRTC compiles the same config without the module cache. The last"
+  echo "columns are the child's time from its buffers being ready to the launches' end."
   echo
-  echo "| spec | problem | embedded code | NVRTC | NVRTC / embedded | processes |"
-  echo "|---|---|---|---|---|---|"
+  echo "| spec | problem | embedded code | NVRTC | NVRTC / embedded | code and launch, embedded | code and launch, NVRTC | processes |"
+  echo "|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "Run-time lookup (\`gputune_runtime_bench\`):"
