@@ -1,6 +1,8 @@
 // `gputune profile-launch`: the program ncu runs, one variant or a batch of them.
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -22,13 +24,30 @@ namespace {
 // batch goes to a fresh process.
 constexpr int kVariantFailedExit = 3;
 
-uint64_t index_of(const SearchSpace& space, const std::string& config_json,
-                  const std::string& spec) {
-  for (uint64_t i = 0; i < space.size(); ++i) {
-    if (space.json(i) == config_json) return i;
+// The space's index of every config, in one pass over the space (a large space makes a pass
+// per config cost seconds).
+std::vector<uint64_t> indices_of(const SearchSpace& space, const std::vector<std::string>& configs,
+                                 const std::string& spec) {
+  std::map<std::string, uint64_t> found;
+  for (const std::string& config : configs) found.emplace(config, UINT64_MAX);
+  size_t missing = found.size();
+  for (uint64_t i = 0; i < space.size() && missing > 0; ++i) {
+    const auto hit = found.find(space.json(i));
+    if (hit != found.end() && hit->second == UINT64_MAX) {
+      hit->second = i;
+      --missing;
+    }
   }
-  throw Error(ErrorCode::kUsage,
-              "profile-launch: --config-json " + config_json + " is no config of " + spec);
+  std::vector<uint64_t> indices;
+  for (const std::string& config : configs) {
+    const uint64_t index = found.at(config);
+    if (index == UINT64_MAX) {
+      throw Error(ErrorCode::kUsage,
+                  "profile-launch: --config-json " + config + " is no config of " + spec);
+    }
+    indices.push_back(index);
+  }
+  return indices;
 }
 
 class Manifest {
@@ -56,10 +75,7 @@ int profile_launch(const ProfileLaunchRequest& request) {
   if (request.configs.empty()) {
     throw Error(ErrorCode::kUsage, "profile-launch: give --config-json at least once");
   }
-  std::vector<uint64_t> indices;
-  for (const std::string& config : request.configs) {
-    indices.push_back(index_of(space, config, request.spec));
-  }
+  const std::vector<uint64_t> indices = indices_of(space, request.configs, request.spec);
   Manifest manifest(request.manifest);
   const bool batch = !request.manifest.empty();
   // In this process, not a forked child: under ncu a forked child sees no GPU.
