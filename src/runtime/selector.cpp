@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "gputune/runtime.h"
@@ -84,6 +85,12 @@ std::string fixed3(double value) {
   return text;
 }
 
+// "rank 0 at n=4096, 0.1 ms there": where a stored choice was measured, for explanations.
+std::string choice_origin(const ReleaseChoice& choice) {
+  return "rank " + std::to_string(choice.rank) + " at " + problem_text(choice.problem) + ", " +
+         number_text(choice.median_ms) + " ms there";
+}
+
 std::string device_text(const ReleaseDevice& d) {
   return d.name + " (sm_" + std::to_string(d.cc_major * 10 + d.cc_minor) + ", " +
          std::to_string(d.sm_count) + " SMs)";
@@ -94,39 +101,51 @@ class Search {
   Search(SelectorState& state, const DeviceDescription& device, const ProblemValues& problem)
       : state_(state), device_(device), problem_(problem) {}
 
+  // A choice's stored config, parsed; nullopt, with why, when the file lacks it or it names
+  // parameters the kernel does not have.
+  std::optional<Config> stored_config(const Candidate& c, const ReleaseChoice& choice,
+                                      std::string* why) const {
+    const auto config = c.file->configs().find(choice.config_id);
+    if (config == c.file->configs().end()) {
+      *why = "rank " + std::to_string(choice.rank) + " names config " +
+             std::to_string(choice.config_id) + ", which the file lacks";
+      return std::nullopt;
+    }
+    try {
+      return c.rules->parse_config(config->second.config_json);
+    } catch (const RuntimeError& e) {
+      *why = e.what();
+      return std::nullopt;
+    }
+  }
+
+  // Whether a choice's config is valid at the target problem on this device, with its launches
+  // there; says why not.
+  bool valid_here(const Candidate& c, const ReleaseChoice& choice, const Config& config,
+                  std::vector<LaunchGeometry>* launches, std::string* why) const {
+    std::string reason;
+    if (c.rules->check(config, problem_, device_, choice.registers, choice.shared_bytes, &reason,
+                       launches)) {
+      return true;
+    }
+    *why = "rank " + std::to_string(choice.rank) + " (" + config_text(config) +
+           ") is invalid here: " + reason;
+    return false;
+  }
+
   // The first valid config among the ranked choices of one stored problem point.
   bool first_valid(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
                    Answer* answer, std::string* why) {
     for (const ReleaseChoice* choice : ranked) {
-      const auto config = c.file->configs().find(choice->config_id);
-      if (config == c.file->configs().end()) {
-        *why = "rank " + std::to_string(choice->rank) + " names config " +
-               std::to_string(choice->config_id) + ", which the file lacks";
-        continue;
-      }
-      Config parsed;
-      try {
-        parsed = c.rules->parse_config(config->second.config_json);
-      } catch (const RuntimeError& e) {
-        *why = e.what();
-        continue;
-      }
-      std::string reason;
+      std::optional<Config> parsed = stored_config(c, *choice, why);
       std::vector<LaunchGeometry> launches;
-      if (!c.rules->check(parsed, problem_, device_, choice->registers, choice->shared_bytes,
-                          &reason, &launches)) {
-        *why = "rank " + std::to_string(choice->rank) + " (" + config_text(parsed) +
-               ") is invalid here: " + reason;
-        continue;
-      }
-      answer->config = std::move(parsed);
+      if (!parsed || !valid_here(c, *choice, *parsed, &launches, why)) continue;
+      answer->config = std::move(*parsed);
       answer->launches = std::move(launches);
       answer->distance = dist;
       answer->predicted_ms = choice->median_ms;
       answer->config_id = choice->config_id;
-      answer->detail = "rank " + std::to_string(choice->rank) + " at " +
-                       problem_text(choice->problem) + ", " + number_text(choice->median_ms) +
-                       " ms there";
+      answer->detail = choice_origin(*choice);
       return true;
     }
     return false;
@@ -192,51 +211,38 @@ class Search {
   // being the best at a point suggests.
   void carry(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
              const DeviceDescription& there, std::vector<Carried>* carried, std::string* why) {
-    double best_ms = INFINITY, best_fill = 1;
+    // Every choice parsed and its launch fill at its own point (unknown where it does not fit
+    // there), then the point's best: the first of the lowest median, with the fill of the last
+    // such best whose fill is known (1 if none).
+    std::vector<std::optional<Config>> configs;
+    std::vector<std::optional<double>> fills_there;
+    const ReleaseChoice* best = nullptr;
+    double best_fill = 1;
     for (const ReleaseChoice* choice : ranked) {
-      if (choice->median_ms >= best_ms) continue;
-      best_ms = choice->median_ms;
-      const auto config = c.file->configs().find(choice->config_id);
+      configs.push_back(stored_config(c, *choice, why));
       std::vector<LaunchGeometry> at_point;
-      try {
-        if (config != c.file->configs().end() &&
-            c.rules->check(c.rules->parse_config(config->second.config_json), choice->problem,
-                           there, choice->registers, choice->shared_bytes, nullptr, &at_point)) {
-          best_fill = launch_fill(at_point, there.sm_count);
-        }
-      } catch (const RuntimeError&) {
+      fills_there.emplace_back();
+      if (configs.back() &&
+          c.rules->check(*configs.back(), choice->problem, there, choice->registers,
+                         choice->shared_bytes, nullptr, &at_point)) {
+        fills_there.back() = launch_fill(at_point, there.sm_count);
+      }
+      if (best == nullptr || choice->median_ms < best->median_ms) {
+        best = choice;
+        best_fill = fills_there.back().value_or(best_fill);
       }
     }
-    for (const ReleaseChoice* choice : ranked) {
-      const auto config = c.file->configs().find(choice->config_id);
-      if (config == c.file->configs().end()) {
-        *why = "rank " + std::to_string(choice->rank) + " names config " +
-               std::to_string(choice->config_id) + ", which the file lacks";
-        continue;
-      }
+    const double best_ms = best != nullptr ? best->median_ms : INFINITY;
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      if (!configs[i]) continue;
       Carried one;
-      one.choice = choice;
+      one.choice = ranked[i];
       one.distance = dist;
-      try {
-        one.config = c.rules->parse_config(config->second.config_json);
-      } catch (const RuntimeError& e) {
-        *why = e.what();
-        continue;
-      }
-      std::vector<LaunchGeometry> at_point;
-      if (c.rules->check(one.config, choice->problem, there, choice->registers,
-                         choice->shared_bytes, nullptr, &at_point)) {
-        one.fill_there = launch_fill(at_point, there.sm_count);
-      }
-      std::string reason;
-      if (!c.rules->check(one.config, problem_, device_, choice->registers, choice->shared_bytes,
-                          &reason, &one.launches)) {
-        *why = "rank " + std::to_string(choice->rank) + " (" + config_text(one.config) +
-               ") is invalid here: " + reason;
-        continue;
-      }
+      one.config = std::move(*configs[i]);
+      one.fill_there = fills_there[i].value_or(1);
+      if (!valid_here(c, *one.choice, one.config, &one.launches, why)) continue;
       one.fill_here = launch_fill(one.launches, device_.sm_count);
-      const double regret_there = best_ms > 0 ? choice->median_ms / best_ms : 1;
+      const double regret_there = best_ms > 0 ? one.choice->median_ms / best_ms : 1;
       one.estimate = regret_there * one.fill_there / best_fill / one.fill_here;
       carried->push_back(std::move(one));
     }
@@ -252,24 +258,19 @@ class Search {
       if (one.estimate < best->estimate) best = &one;
     }
     if (best->estimate >= nearest.estimate * (1 - kEstimateNoise)) best = &nearest;
-    auto origin = [](const Carried& one) {
-      return "rank " + std::to_string(one.choice->rank) + " at " +
-             problem_text(one.choice->problem) + ", " + number_text(one.choice->median_ms) +
-             " ms there";
-    };
     answer->config = best->config;
     answer->launches = best->launches;
     answer->distance = best->distance;
     answer->predicted_ms = best->choice->median_ms;
     answer->config_id = best->choice->config_id;
-    answer->detail = origin(*best) + "; estimated regret here " + fixed3(best->estimate) +
-                     " (launch fill " + fixed3(best->fill_there) + " there, " +
-                     fixed3(best->fill_here) + " here); weighed " + std::to_string(carried.size()) +
-                     " valid kept configs of " + std::to_string(points) +
-                     " stored points within distance " + fixed3(window);
+    answer->detail = choice_origin(*best->choice) + "; estimated regret here " +
+                     fixed3(best->estimate) + " (launch fill " + fixed3(best->fill_there) +
+                     " there, " + fixed3(best->fill_here) + " here); weighed " +
+                     std::to_string(carried.size()) + " valid kept configs of " +
+                     std::to_string(points) + " stored points within distance " + fixed3(window);
     if (best != &nearest) {
-      answer->detail += ", over the nearest point's " + origin(nearest) + " (estimate " +
-                        fixed3(nearest.estimate) + ")";
+      answer->detail += ", over the nearest point's " + choice_origin(*nearest.choice) +
+                        " (estimate " + fixed3(nearest.estimate) + ")";
     }
   }
 
