@@ -23,6 +23,7 @@
 #include "run/cuda_driver.h"
 #include "run/scalar_visit.h"
 #include "search/search.h"
+#include "session/config_assignments.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
 
@@ -43,24 +44,13 @@ double now_ms() {
       .count();
 }
 
-// The space's index of the selected config, value by value (the space may be large).
+// The space's index of the selected config, through the session's NAME=VALUE,... reading.
 uint64_t index_of(const Problem& problem, const runtime::Config& config) {
-  const SearchSpace& space = problem.space();
-  std::vector<size_t> digits = space.decode(problem.baseline_index());
+  std::string assignments;
   for (const runtime::Parameter& p : config) {
-    const int d = space.dimension_index(p.name);
-    if (d < 0) throw Error(ErrorCode::kUsage, "the selected config names " + p.name);
-    const auto& values = space.dimensions()[d].values;
-    size_t found = values.size();
-    for (size_t i = 0; i < values.size() && found == values.size(); ++i) {
-      if (values[i].text() == p.text) found = i;
-    }
-    if (found == values.size()) {
-      throw Error(ErrorCode::kUsage, "the selected " + p.name + "=" + p.text + " is no value of it");
-    }
-    digits[d] = found;
+    assignments += (assignments.empty() ? "" : ",") + p.name + "=" + p.text;
   }
-  return space.encode(digits);
+  return config_index_of(problem, assignments);
 }
 
 // Device buffers (zeroed) and scalar values of every launch of the variant, as
@@ -156,7 +146,7 @@ int child(const Args& args) {
 }
 
 struct Timing {
-  double total = 0;                      // before the spawn to the launches' end
+  double total = 0;                         // before the spawn to the launches' end
   double select = 0, set_up = 0, code = 0;  // the child's stages (set_up: the benchmark's own)
 };
 
@@ -266,19 +256,20 @@ int main(int argc, char** argv) {
     const double a = app(embedded), b = app(nvrtc);
     std::printf("start to first launch, median of %d fresh processes each (ms)\n", args.runs);
     for (const auto& [name, runs] : {std::pair{"embedded code", &embedded}, {"NVRTC", &nvrtc}}) {
-      std::printf("  %-13s total %.1f: before main and driver %.1f, select %.1f, benchmark's "
-                  "arguments %.1f, code and launch %.1f\n",
-                  name, median(*runs, &Timing::total),
-                  median(*runs, &Timing::total) - median(*runs, &Timing::select) -
-                      median(*runs, &Timing::set_up) - median(*runs, &Timing::code),
-                  median(*runs, &Timing::select), median(*runs, &Timing::set_up),
-                  median(*runs, &Timing::code));
+      std::printf(
+          "  %-13s total %.1f: before main and driver %.1f, select %.1f, benchmark's "
+          "arguments %.1f, code and launch %.1f\n",
+          name, median(*runs, &Timing::total),
+          median(*runs, &Timing::total) - median(*runs, &Timing::select) -
+              median(*runs, &Timing::set_up) - median(*runs, &Timing::code),
+          median(*runs, &Timing::select), median(*runs, &Timing::set_up),
+          median(*runs, &Timing::code));
     }
     std::printf("  without the benchmark's arguments: embedded %.1f, NVRTC %.1f, ratio %.1fx\n", a,
                 b, b / a);
     std::printf("| %s | %s | %.1f ms | %.1f ms | %.1fx | %.1f ms | %.1f ms | %d |\n",
-                args.spec.c_str(), problem.c_str(), a, b, b / a,
-                median(embedded, &Timing::code), median(nvrtc, &Timing::code), args.runs);
+                args.spec.c_str(), problem.c_str(), a, b, b / a, median(embedded, &Timing::code),
+                median(nvrtc, &Timing::code), args.runs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gputune_startup_bench: %s\n", e.what());
     return 1;
