@@ -67,4 +67,21 @@ void classify_into(const Spec& spec, const std::string& heading,
   outcome->report = heading + "\n" + format_bottleneck_report(analysis, spec);
 }
 
+void record_profile(const Problem& problem, uint64_t index, const KernelCounters& counters,
+                    const std::string& source, double cost_s, Store& store,
+                    const WorkloadSummary* workload, AnalysisOutcome* outcome) {
+  outcome->source = source;
+  outcome->profile_s = cost_s;
+  classify_into(problem.spec(),
+                "Variant " + problem.space().describe(index) + " (" + counters.kernel + ")",
+                counters.values, outcome);
+  if (workload == nullptr) return;
+  StoredCounters stored;
+  stored.source = source;
+  stored.wall_s = cost_s;
+  stored.values = outcome->counters;
+  store.store_counters(workload->id, index, problem.space().json(index), stored);
+  outcome->stored = true;
+}
+
 }  // namespace gputune

@@ -5,8 +5,11 @@
 #include <string>
 
 #include "analysis/bottleneck.h"
+#include "analysis/ncu_csv.h"
 #include "gputune/analysis.h"
 #include "gputune/spec.h"
+#include "space/problem.h"
+#include "store/store.h"
 
 namespace gputune {
 
@@ -17,5 +20,11 @@ std::string key_number(const BottleneckAnalysis& analysis);
 
 void classify_into(const Spec& spec, const std::string& heading,
                    const std::map<std::string, double>& counters, AnalysisOutcome* outcome);
+
+// Counters just taken of the variant at `index`: classified into `outcome` (source, cost,
+// verdict, report) and, where the workload is in the database, stored keyed by it.
+void record_profile(const Problem& problem, uint64_t index, const KernelCounters& counters,
+                    const std::string& source, double cost_s, Store& store,
+                    const WorkloadSummary* workload, AnalysisOutcome* outcome);
 
 }  // namespace gputune

@@ -336,20 +336,9 @@ class BatchProfiler {
 
   void store(const Item& item, const KernelCounters& counters, const std::string& source,
              double cost_s) {
-    AnalysisOutcome& out = outcome_.variants[item.slot];
-    out.source = source;
-    out.profile_s = cost_s;
-    classify_into(problem_.spec(),
-                  "Variant " + problem_.space().describe(item.index) + " (" + counters.kernel + ")",
-                  counters.values, &out);
+    record_profile(problem_, item.index, counters, source, cost_s, store_, workload_,
+                   &outcome_.variants[item.slot]);
     ++outcome_.profiled;
-    if (workload_ == nullptr) return;
-    StoredCounters stored;
-    stored.source = source;
-    stored.wall_s = cost_s;
-    stored.values = out.counters;
-    store_.store_counters(workload_->id, item.index, item.config, stored);
-    out.stored = true;
   }
 
   const AnalyzeManyRequest& request_;

@@ -53,18 +53,8 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
     outcome.message = "no counters for " + problem.space().describe(index) + ": " + result.message;
     return outcome;
   }
-  outcome.source = result.source;
-  classify_into(problem.spec(),
-                "Variant " + problem.space().describe(index) + " (" + result.counters.kernel + ")",
-                result.counters.values, &outcome);
-  if (workload != nullptr) {
-    StoredCounters stored;
-    stored.source = result.source;
-    stored.wall_s = result.wall_s;
-    stored.values = outcome.counters;
-    store->store_counters(workload->id, index, outcome.config, stored);
-    outcome.stored = true;
-  }
+  record_profile(problem, index, result.counters, result.source, result.wall_s, *store, workload,
+                 &outcome);
   return outcome;
 }
 
