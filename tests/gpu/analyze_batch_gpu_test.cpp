@@ -21,9 +21,10 @@ TEST(AnalyzeBatchGpu, TopFiveOfAMeasuredSpaceAreProfiledAndStored) {
   const fs::path db =
       fs::temp_directory_path() / ("gputune_analyze_batch_" + std::to_string(getpid()) + ".db");
   fs::remove(db);
+  // Full sampling: --top takes fully measured variants only, and racing may cut most of 12.
   const testing::CommandResult searched = testing::run_gputune(
       "search transpose --set n=1024 --strategy random --seed 1 --budget 12 --fast --quiet "
-      "--top 1 --db " +
+      "--sampling full --top 1 --db " +
       db.string());
   ASSERT_EQ(searched.exit_code, 0) << searched.out << searched.err;
 
