@@ -73,6 +73,8 @@ struct AnalyzeManyRequest {
   size_t jobs = 0;  // compile workers; 0: one per hardware thread
   std::string cache_dir;
   bool use_cache = true;
+  // Leaves out variants whose counters the database already holds (a run cut short resumes).
+  bool unprofiled = false;
 };
 
 struct AnalyzeProgress {
@@ -88,6 +90,8 @@ struct AnalyzeManyOutcome {
   std::vector<AnalysisOutcome> variants;
   std::vector<double> median_ms;  // parallel to variants; 0 where the database has none
   size_t profiled = 0, compile_failed = 0, failed = 0, batches = 0;
+  size_t already_profiled = 0;  // left out by `unprofiled`
+  size_t compile_cached = 0;    // compiled modules found in the module cache
   double compile_s = 0, profile_s = 0;  // wall time of the two phases
   bool interrupted = false;             // stopped early; what was profiled is stored
   std::string unavailable;              // no variant can be profiled: why (no ncu, permission)

@@ -51,6 +51,8 @@ int run(const std::vector<std::string>& args) {
       "top", po::value<size_t>(), "the N fastest measured ok variants")(
       "configs", po::value<std::string>(),
       "a file of variants, one NAME=VALUE,... per line (the rest from the baseline; # comments)")(
+      "unprofiled",
+      "leave out variants that already have counters in --db (resumes a run cut short)")(
       "batch", po::value<size_t>()->default_value(64), "variants per ncu run")(
       "variant-timeout", po::value<double>()->default_value(10),
       "seconds each variant adds to a batch's watchdog (--timeout plus this per variant)")(
@@ -68,11 +70,16 @@ int run(const std::vector<std::string>& args) {
             "  gputune analyze sgemm --best --db runs.db\n"
             "  gputune analyze transpose --config PAD=1 --json\n"
             "  gputune analyze sgemm --set m=1024,n=1024,k=1024 --all --db runs.db\n"
-            "  gputune analyze sgemm --top 20 --batch 10 --db runs.db\n");
+            "  gputune analyze sgemm --top 20 --batch 10 --db runs.db\n"
+            "  gputune analyze sgemm --all --unprofiled --db runs.db   # resume\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   const size_t singles = vm.count("config") + vm.count("best") + vm.count("baseline");
   const size_t manies = vm.count("all") + vm.count("top") + vm.count("configs");
+  if (vm.count("unprofiled") && manies == 0) {
+    std::cerr << "gputune analyze: --unprofiled goes with --all, --top or --configs\n";
+    return EX_USAGE;
+  }
   if (singles + manies > 1) {
     std::cerr << "gputune analyze: give one of --config, --best, --baseline, --all, --top and "
                  "--configs\n";
@@ -107,6 +114,7 @@ int run(const std::vector<std::string>& args) {
     many.jobs = vm["jobs"].as<size_t>();
     many.cache_dir = vm["cache-dir"].as<std::string>();
     many.use_cache = vm.count("no-cache") == 0;
+    many.unprofiled = vm.count("unprofiled") > 0;
     const std::atomic<bool>& stop = install_interrupt_handler();
     const AnalyzeManyOutcome outcome = analyze_many(many, print_analyze_progress, &stop);
     std::cout << (vm.count("json") ? analyze_many_json(outcome) : analyze_many_table(outcome));

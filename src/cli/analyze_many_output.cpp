@@ -79,6 +79,8 @@ std::string analyze_many_json(const AnalyzeManyOutcome& outcome) {
                              {"compile_failed", outcome.compile_failed},
                              {"batches", outcome.batches},
                              {"compile_s", outcome.compile_s},
+                             {"compile_cached", outcome.compile_cached},
+                             {"already_profiled", outcome.already_profiled},
                              {"profile_s", outcome.profile_s},
                              {"interrupted", outcome.interrupted},
                              {"unavailable", outcome.unavailable}};
@@ -95,10 +97,14 @@ std::string analyze_many_summary(const AnalyzeManyOutcome& outcome, const std::s
     out << ", " << std::setprecision(2) << outcome.profiled / outcome.profile_s << " variants/s"
         << std::setprecision(1);
   }
-  out << "; " << outcome.compile_s << " s compiling)";
+  out << "; " << outcome.compile_s << " s compiling, " << outcome.compile_cached
+      << " modules from the cache)";
   if (outcome.compile_failed > 0) out << ", " << outcome.compile_failed << " did not compile";
   if (outcome.failed > 0) out << ", " << outcome.failed << " failed";
   if (outcome.interrupted) out << ", interrupted";
+  if (outcome.already_profiled > 0) {
+    out << "; " << outcome.already_profiled << " left out, their counters already stored";
+  }
   size_t stored = 0;
   for (const AnalysisOutcome& v : outcome.variants) stored += v.stored;
   if (stored > 0) out << "; counters of " << stored << " stored in " << db;

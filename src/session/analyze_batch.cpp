@@ -80,10 +80,20 @@ std::vector<ManifestLine> read_manifest(const std::string& path) {
   return lines;
 }
 
+// The variants whose counters the database holds, for --unprofiled (else none).
+std::set<uint64_t> profiled_before(const Store& store, const WorkloadSummary* workload,
+                                   const AnalyzeManyRequest& request) {
+  std::set<uint64_t> indices;
+  if (!request.unprofiled || workload == nullptr) return indices;
+  for (const auto& entry : store.all_counters(workload->id)) indices.insert(entry.first);
+  return indices;
+}
+
 std::vector<Item> measured_items(const Store& store, const Problem& problem,
                                  const WorkloadSummary* workload, const AnalyzeManyRequest& request,
                                  const std::string& db, const std::string& spec_path,
-                                 std::vector<double>* median_ms) {
+                                 const std::set<uint64_t>& skip, std::vector<double>* median_ms,
+                                 size_t* skipped) {
   if (workload == nullptr) {
     throw Error(ErrorCode::kUsage, std::string(request.all ? "--all" : "--top") + ": " + db +
                                        " has no measured variant of " + spec_path +
@@ -102,6 +112,10 @@ std::vector<Item> measured_items(const Store& store, const Problem& problem,
   for (const Measurement& m : ok) {
     if (!request.all && items.size() >= request.top) break;
     if (!seen.insert(m.config_index).second) continue;
+    if (skip.count(m.config_index)) {
+      ++*skipped;
+      continue;
+    }
     items.push_back({m.config_index, problem.space().json(m.config_index), items.size()});
     median_ms->push_back(m.median_ms());
   }
@@ -110,7 +124,8 @@ std::vector<Item> measured_items(const Store& store, const Problem& problem,
 
 std::vector<Item> file_items(const Store& store, const Problem& problem,
                              const WorkloadSummary* workload, const std::string& path,
-                             std::vector<double>* median_ms) {
+                             const std::set<uint64_t>& skip, std::vector<double>* median_ms,
+                             size_t* skipped) {
   std::ifstream in(path);
   if (!in) {
     throw Error(ErrorCode::kUsage, "--configs " + path +
@@ -137,6 +152,10 @@ std::vector<Item> file_items(const Store& store, const Problem& problem,
       throw Error(ErrorCode::kUsage, path + ":" + std::to_string(number) + ": " + e.what());
     }
     if (!seen.insert(index).second) continue;
+    if (skip.count(index)) {
+      ++*skipped;
+      continue;
+    }
     items.push_back({index, problem.space().json(index), items.size()});
     const auto found = measured.find(index);
     median_ms->push_back(found == measured.end() ? 0 : found->second);
@@ -388,6 +407,7 @@ std::deque<Item> compile_items(const std::vector<Item>& items, const Problem& pr
     }
   }
   outcome->compile_s = seconds_since(start);
+  outcome->compile_cached = pool.stats().cache_hits;
   std::deque<Item> ready;
   for (size_t i = 0; i < items.size(); ++i) {
     if (compiled[i]) {
@@ -419,10 +439,13 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
   const WorkloadSummary* workload = workloads.empty() ? nullptr : &workloads.front();
 
   AnalyzeManyOutcome outcome;
+  const std::set<uint64_t> skip = profiled_before(*store, workload, request);
   const std::vector<Item> items =
       request.configs_file.empty()
-          ? measured_items(*store, problem, workload, request, db, spec_path, &outcome.median_ms)
-          : file_items(*store, problem, workload, request.configs_file, &outcome.median_ms);
+          ? measured_items(*store, problem, workload, request, db, spec_path, skip,
+                           &outcome.median_ms, &outcome.already_profiled)
+          : file_items(*store, problem, workload, request.configs_file, skip,
+                       &outcome.median_ms, &outcome.already_profiled);
   for (const Item& item : items) outcome.variants.emplace_back().config = item.config;
   if (items.empty()) return outcome;
 

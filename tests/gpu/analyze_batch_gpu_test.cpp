@@ -56,6 +56,16 @@ TEST(AnalyzeBatchGpu, TopFiveOfAMeasuredSpaceAreProfiledAndStored) {
   ASSERT_FALSE(second.is_discarded()) << again.out << again.err;
   EXPECT_EQ(second["batches"], 1);
   EXPECT_EQ(second["profiled"], 5);
+  EXPECT_EQ(second["compile_cached"], 5);
+
+  // Resuming: --unprofiled leaves out the five with counters and takes the next two.
+  const testing::CommandResult rest = testing::run_gputune(
+      "analyze transpose --set n=1024 --top 2 --unprofiled --timeout 60 --json --db " +
+      db.string());
+  const nlohmann::json third = nlohmann::json::parse(rest.out, nullptr, false);
+  ASSERT_FALSE(third.is_discarded()) << rest.out << rest.err;
+  EXPECT_EQ(third["already_profiled"], 5);
+  EXPECT_EQ(third["profiled"], 2);
   fs::remove(db);
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "gputune/analysis.h"
 #include "gputune/error.h"
@@ -168,6 +169,35 @@ TEST_F(AnalyzeBatchTest, ALauncherThatDiesMidwayCostsOneVariantAndTheRestRunAgai
   }
   auto store = open_sqlite_store(db());
   EXPECT_EQ(store->all_counters(workload_).size(), 4u);
+}
+
+TEST_F(AnalyzeBatchTest, UnprofiledResumesWithTheVariantsThatHaveNoCountersYet) {
+  measured_spec();
+  AnalyzeManyRequest r = request();
+  r.top = 3;
+  const AnalyzeManyOutcome first = analyze_many(r);
+  ASSERT_EQ(first.profiled, 3u);
+  EXPECT_EQ(first.compile_cached, 0u);
+
+  r.top = 5;
+  r.unprofiled = true;
+  const AnalyzeManyOutcome rest = analyze_many(r);
+  EXPECT_EQ(rest.already_profiled, 3u);
+  ASSERT_EQ(rest.variants.size(), 5u) << "--top counts the variants still without counters";
+  EXPECT_EQ(rest.profiled, 5u);
+  std::set<std::string> configs;
+  for (const AnalysisOutcome& v : first.variants) configs.insert(v.config);
+  for (const AnalysisOutcome& v : rest.variants) {
+    EXPECT_EQ(configs.count(v.config), 0u) << v.config << " was profiled again";
+  }
+  EXPECT_EQ(open_sqlite_store(db())->all_counters(workload_).size(), 8u);
+
+  r.unprofiled = false;
+  r.top = 2;
+  const AnalyzeManyOutcome again = analyze_many(r);
+  EXPECT_EQ(again.already_profiled, 0u);
+  EXPECT_EQ(again.variants.size(), 2u);
+  EXPECT_EQ(again.compile_cached, 2u) << "the modules compiled the first time";
 }
 
 TEST_F(AnalyzeBatchTest, VariantsThatDoNotCompileAreSkippedAndSaySo) {
