@@ -45,6 +45,7 @@ struct Options {
   bool geometry = true;  // launch-geometry features for the model
   std::string synthetic_dir;
   ModelStrategyOptions model;
+  double steer_weight = BottleneckStrategyOptions{}.steer_weight;
 };
 
 struct Run {
@@ -245,6 +246,7 @@ int run_bench(const Options& options) {
           } else if (name == "bottleneck") {
             BottleneckStrategyOptions bottleneck;
             bottleneck.model = options.model;
+            bottleneck.steer_weight = options.steer_weight;
             BottleneckStrategy strategy(seed, bottleneck);
             auto profiler = make_recorded_profiler(problem.spec(), recording.counters);
             StrategyContext context(problem.space());
@@ -311,6 +313,24 @@ std::vector<std::string> split(const std::string& text) {
 }  // namespace
 }  // namespace gputune
 
+namespace {
+const char* const kUsage =
+    "gputune_strategy_bench [options] [recording.csv ...]\n\n"
+    "Replays search strategies over recordings (default db/recordings/*.csv): evaluations to\n"
+    "95%/99% of the best, over seeds; appends a table to bench/RESULTS.md.\n\n"
+    "  --seeds N              seeds per strategy (default 20)\n"
+    "  --cap N                evaluations per run at most (default 300)\n"
+    "  --batch N              proposals per batch (default 4)\n"
+    "  --strategies a,b       random, annealing, genetic, model, bottleneck\n"
+    "  --results FILE         where the table goes (default bench/RESULTS.md)\n"
+    "  --no-write             print only\n"
+    "  --synthetic DIR        generate synthetic recordings there and replay them\n"
+    "  --steer-weight W       bottleneck: acquisition weight of candidates that change a\n"
+    "                         knob addressing the bottleneck (default 3)\n"
+    "  --model-penalty X, --model-exploration X, --model-initial N, --model-local-every N,\n"
+    "  --model-rbf, --no-geometry   the model strategy's options\n";
+}  // namespace
+
 int main(int argc, char** argv) {
   gputune::Options options;
   try {
@@ -340,6 +360,11 @@ int main(int argc, char** argv) {
         options.model.local_every = std::stoul(value());
       } else if (arg == "--model-rbf") {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
+      } else if (arg == "--steer-weight") {
+        options.steer_weight = std::stod(value());
+      } else if (arg == "--help" || arg == "-h") {
+        std::cout << kUsage;
+        return 0;
       } else if (arg == "--no-geometry") {
         options.geometry = false;
       } else if (arg == "--no-write") {
