@@ -46,6 +46,7 @@ struct Options {
   std::string synthetic_dir;
   ModelStrategyOptions model;
   double steer_weight = BottleneckStrategyOptions{}.steer_weight;
+  double profile_start_s = kProfileStartS;
 };
 
 struct Run {
@@ -248,7 +249,8 @@ int run_bench(const Options& options) {
             bottleneck.model = options.model;
             bottleneck.steer_weight = options.steer_weight;
             BottleneckStrategy strategy(seed, bottleneck);
-            auto profiler = make_recorded_profiler(problem.spec(), recording.counters);
+            auto profiler = make_recorded_profiler(problem.spec(), recording.counters,
+                                                   options.profile_start_s);
             StrategyContext context(problem.space());
             context.problem_values = problem.problem_values();
             if (options.geometry) {
@@ -327,6 +329,8 @@ const char* const kUsage =
     "  --synthetic DIR        generate synthetic recordings there and replay them\n"
     "  --steer-weight W       bottleneck: acquisition weight of candidates that change a\n"
     "                         knob addressing the bottleneck (default 3)\n"
+    "  --profile-start S      bottleneck: seconds each profile costs beyond its recorded\n"
+    "                         counters' share (starting ncu and a launcher; default 2)\n"
     "  --model-penalty X, --model-exploration X, --model-initial N, --model-local-every N,\n"
     "  --model-rbf, --no-geometry   the model strategy's options\n";
 }  // namespace
@@ -362,6 +366,8 @@ int main(int argc, char** argv) {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
       } else if (arg == "--steer-weight") {
         options.steer_weight = std::stod(value());
+      } else if (arg == "--profile-start") {
+        options.profile_start_s = std::stod(value());
       } else if (arg == "--help" || arg == "-h") {
         std::cout << kUsage;
         return 0;

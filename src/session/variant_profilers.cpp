@@ -13,9 +13,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Before the first profile: what ncu on one launch typically takes with the bottleneck's
-// metrics (its start, the launcher's compile and input fill, and the replay passes).
-constexpr double kFirstProfileGuessS = 5.0;
+// Before the first profile: what ncu on one launch takes with the bottleneck's metrics (its
+// start, the launcher's start, module load and input fill, and the replay passes).
+// `gputune analyze --best` on SGEMM 1024^3 took 2.2 to 2.8 s in all on an H100 (2026-11-23).
+constexpr double kFirstProfileGuessS = 2.5;
 
 std::string seconds(double s) {
   std::ostringstream out;
@@ -164,14 +165,15 @@ class NcuProfiler : public CountingProfiler {
 
 class RecordedProfiler : public CountingProfiler {
  public:
-  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters)
-      : spec_(spec), counters_(std::move(counters)) {}
+  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters,
+                   double start_s)
+      : spec_(spec), counters_(std::move(counters)), start_s_(start_s) {}
 
   std::optional<double> elapsed_s() const override { return std::nullopt; }
 
   double expected_cost_s(uint64_t config_index) const override {
     auto found = counters_.find(config_index);
-    return found == counters_.end() ? 0 : found->second.wall_s;
+    return found == counters_.end() ? 0 : start_s_ + found->second.wall_s;
   }
 
   VariantProfile profile(const Measurement& measured) override {
@@ -182,7 +184,7 @@ class RecordedProfiler : public CountingProfiler {
       return count(none);
     }
     VariantProfile profile = variant_profile(spec_, found->second.values);
-    profile.cost_s = found->second.wall_s;
+    profile.cost_s = start_s_ + found->second.wall_s;
     return count(profile);
   }
 
@@ -196,6 +198,7 @@ class RecordedProfiler : public CountingProfiler {
 
   Spec spec_;
   std::map<uint64_t, StoredCounters> counters_;
+  double start_s_;
 };
 
 }  // namespace
@@ -209,8 +212,8 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
 }
 
 std::unique_ptr<SearchProfiler> make_recorded_profiler(
-    const Spec& spec, std::map<uint64_t, StoredCounters> counters) {
-  return std::make_unique<RecordedProfiler>(spec, std::move(counters));
+    const Spec& spec, std::map<uint64_t, StoredCounters> counters, double start_s) {
+  return std::make_unique<RecordedProfiler>(spec, std::move(counters), start_s);
 }
 
 }  // namespace gputune
