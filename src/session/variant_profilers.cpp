@@ -173,7 +173,7 @@ class RecordedProfiler : public CountingProfiler {
 
   double expected_cost_s(uint64_t config_index) const override {
     auto found = counters_.find(config_index);
-    return found == counters_.end() ? 0 : start_s_ + found->second.wall_s;
+    return found == counters_.end() ? 0 : cost_s(found->second);
   }
 
   VariantProfile profile(const Measurement& measured) override {
@@ -184,8 +184,14 @@ class RecordedProfiler : public CountingProfiler {
       return count(none);
     }
     VariantProfile profile = variant_profile(spec_, found->second.values);
-    profile.cost_s = start_s_ + found->second.wall_s;
+    profile.cost_s = cost_s(found->second);
     return count(profile);
+  }
+
+  // A recorded cost below ncu's start cannot be a whole ncu run: it is a batch's share per
+  // variant, and a search profiling this variant alone would pay the start too.
+  double cost_s(const StoredCounters& counters) const {
+    return counters.wall_s < start_s_ ? start_s_ + counters.wall_s : counters.wall_s;
   }
 
  private:

@@ -36,11 +36,12 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
 // What a search's profile of one variant costs beyond the counters' own share: starting ncu
 // and a launcher process (an H100, 2026-11-23: `gputune analyze --best` 2.2 to 2.8 s in all,
 // against 0.3 s per variant inside 64-variant batches). Counters recorded in batches carry the
-// batch's time per variant, so a replay adds this to each profile.
+// batch's time per variant, so a replay adds this to each profile recorded below it.
 constexpr double kProfileStartS = 2.0;
 
 // Answers from recorded counters (a recording's or a database's), charging what they cost when
-// they were taken plus `start_s` per profile; a variant without counters has none, at no cost.
+// they were taken, plus `start_s` where that was a batch's share (less than `start_s`); a variant
+// without counters has none, at no cost.
 std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,
                                                        std::map<uint64_t, StoredCounters> counters,
                                                        double start_s = kProfileStartS);

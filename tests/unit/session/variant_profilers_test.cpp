@@ -8,10 +8,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "analysis/ncu_csv.h"
 #include "gputune/session.h"
 #include "replay/replay.h"
+#include "spec/spec_loader.h"
 #include "support/synthetic_recording.h"
 #include "test_paths.h"
 
@@ -117,6 +119,23 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
 
   request.strategy = "model";
   EXPECT_EQ(search(request).profiling, "");
+}
+
+TEST_F(VariantProfilersTest, AReplayChargesNcusStartToCountersRecordedAsABatchsShare) {
+  const Spec spec = load_spec(spec_, {});
+  const KernelCounters pad0 = parse_ncu_raw_csv(fixture("transpose_pad0.raw.csv")).front();
+  std::map<uint64_t, StoredCounters> counters;
+  counters[1].wall_s = 0.3;  // a 64-variant batch's share
+  counters[2].wall_s = 2.6;  // a whole ncu run of its own
+  for (auto& entry : counters) entry.second.values = pad0.values;
+  auto profiler = make_recorded_profiler(spec, counters, 2.0);
+  EXPECT_DOUBLE_EQ(profiler->expected_cost_s(1), 2.3);
+  EXPECT_DOUBLE_EQ(profiler->expected_cost_s(2), 2.6);
+  EXPECT_DOUBLE_EQ(profiler->expected_cost_s(3), 0) << "no counters, nothing to pay";
+  Measurement m;
+  m.config_index = 1;
+  EXPECT_DOUBLE_EQ(profiler->profile(m).cost_s, 2.3);
+  EXPECT_DOUBLE_EQ(profiler->spent_s(), 2.3);
 }
 
 TEST_F(VariantProfilersTest, ABottleneckSearchAlwaysSaysWhatProfilingCostOrWhyNothingWas) {
