@@ -24,7 +24,7 @@ for case in "spaces/sgemm.yaml --set m=1536 --set n=1536 --set k=1536" \
   "spaces/transpose.yaml --set n=3000"; do
   # shellcheck disable=SC2086
   line=$(timeout 50 "$bin/gputune_startup_bench" --release "$release" --spec $case --runs "$runs" \
-    | tee /dev/stderr | grep '^| ') || line="| $case | failed or over 50 s | | | | |"
+    | tee /dev/stderr | grep '^| ') || line="| $case | failed or over 50 s | | | | | | |"
   rows+=("$line")
 done
 lookup=$(timeout 20 "$bin/gputune_runtime_bench" 2>&1 | tee /dev/stderr | grep '^| ' | head -1)
@@ -39,10 +39,12 @@ section=$(mktemp)
   echo "context, selection, code, one launch of every launch of the config, synchronize; without the"
   echo "benchmark's own argument set-up (reading the spec, zeroed buffers), timed apart since an"
   echo "application has its own. NVRTC compiles the same config without the module cache. The last"
-  echo "columns are the child's time from its buffers being ready to the launches' end."
+  echo "columns are the child's time from its buffers being ready to the launches' end; the NVRTC"
+  echo "median may come from NVRTC's own cache of earlier processes, the first NVRTC process's"
+  echo "figure not (on a machine that never compiled this config before)."
   echo
-  echo "| spec | problem | embedded code | NVRTC | NVRTC / embedded | code and launch, embedded | code and launch, NVRTC | processes |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| spec | problem | embedded code | NVRTC | NVRTC / embedded | code and launch, embedded | code and launch, NVRTC | code and launch, first NVRTC process | processes |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "Run-time lookup (\`gputune_runtime_bench\`):"
