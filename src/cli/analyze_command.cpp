@@ -3,7 +3,6 @@
 
 #include <climits>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/analyze_many_output.h"
 #include "cli/command.h"
@@ -124,16 +123,7 @@ int run(const std::vector<std::string>& args) {
   }
   const AnalysisOutcome outcome = analyze(request);
   if (vm.count("json")) {
-    nlohmann::json out = {{"profiled", outcome.profiled},
-                          {"message", outcome.message},
-                          {"config", nlohmann::json::parse(outcome.config)},
-                          {"step", outcome.step},
-                          {"verdict", outcome.verdict},
-                          {"knobs", outcome.knobs},
-                          {"counters", outcome.counters},
-                          {"profile_s", outcome.profile_s},
-                          {"stored", outcome.stored}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << analysis_json(outcome).dump(2) << "\n";
   } else if (outcome.profiled) {
     std::cout << outcome.report;
     if (!outcome.stored) {

@@ -55,20 +55,24 @@ std::string analyze_many_table(const AnalyzeManyOutcome& outcome) {
   return out.str();
 }
 
+nlohmann::json analysis_json(const AnalysisOutcome& outcome) {
+  return {{"config", nlohmann::json::parse(outcome.config)},
+          {"profiled", outcome.profiled},
+          {"message", outcome.message},
+          {"step", outcome.step},
+          {"verdict", outcome.verdict},
+          {"knobs", outcome.knobs},
+          {"counters", outcome.counters},
+          {"profile_s", outcome.profile_s},
+          {"stored", outcome.stored}};
+}
+
 std::string analyze_many_json(const AnalyzeManyOutcome& outcome) {
   nlohmann::json variants = nlohmann::json::array();
   for (size_t i = 0; i < outcome.variants.size(); ++i) {
     const AnalysisOutcome& v = outcome.variants[i];
-    nlohmann::json entry = {{"config", nlohmann::json::parse(v.config)},
-                            {"profiled", v.profiled},
-                            {"message", v.message},
-                            {"step", v.step},
-                            {"verdict", v.verdict},
-                            {"key_number", v.key_number},
-                            {"knobs", v.knobs},
-                            {"counters", v.counters},
-                            {"profile_s", v.profile_s},
-                            {"stored", v.stored}};
+    nlohmann::json entry = analysis_json(v);
+    entry["key_number"] = v.key_number;
     if (outcome.median_ms[i] > 0) entry["median_ms"] = outcome.median_ms[i];
     variants.push_back(entry);
   }

@@ -175,7 +175,7 @@ class Search {
     }
     size_t next = 0;
     if (!exact_only) {
-      // The nearest point and those as near as a factor of 2 in every problem value.
+      // The nearest point and those within a factor of kWindowFactor in every problem value.
       const double window =
           std::max(by_distance.front().first,
                    std::log(kWindowFactor) * std::sqrt(1.0 * c.rules->problem_names().size()));

@@ -246,25 +246,15 @@ class BatchProfiler {
     fs::remove(stop_file, ignored);
 
     ProfileTarget target;
-    target.command = {self_,
-                      "profile-launch",
-                      spec_path_,
-                      "--device",
-                      std::to_string(request_.base.device),
-                      "--manifest",
-                      manifest,
-                      "--stop-file",
-                      stop_file};
+    target.command =
+        profile_launch_command(self_, spec_path_, request_.base.overrides, request_.base.device);
+    target.command.insert(target.command.end(),
+                          {"--manifest", manifest, "--stop-file", stop_file});
     if (!request_.use_cache) {
       target.command.push_back("--no-cache");
     } else if (!request_.cache_dir.empty()) {
       target.command.insert(target.command.end(), {"--cache-dir", request_.cache_dir});
     }
-    std::string sets;
-    for (const auto& [name, value] : request_.base.overrides) {
-      sets += (sets.empty() ? "" : ",") + name + "=" + value;
-    }
-    if (!sets.empty()) target.command.insert(target.command.end(), {"--set", sets});
     size_t launches = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       target.command.insert(target.command.end(), {"--config-json", batch[i].config});

@@ -16,13 +16,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quote_overrides(const ProblemOverrides& overrides) {
-  std::string out;
-  for (const auto& [name, value] : overrides) out += (out.empty() ? "" : ",") + name + "=" + value;
-  return out;
-}
 
 }  // namespace
+
+std::vector<std::string> profile_launch_command(const std::string& self,
+                                                const std::string& spec_path,
+                                                const ProblemOverrides& overrides, int device) {
+  std::vector<std::string> command = {self, "profile-launch", spec_path, "--device",
+                                      std::to_string(device)};
+  std::string sets;
+  for (const auto& [name, value] : overrides) sets += (sets.empty() ? "" : ",") + name + "=" + value;
+  if (!sets.empty()) command.insert(command.end(), {"--set", sets});
+  return command;
+}
 
 std::string gputune_program() {
   char buffer[PATH_MAX];
@@ -55,17 +61,8 @@ CounterResult profile_variant(CounterSource& source, const Problem& problem,
     return result;
   }
   ProfileTarget target;
-  target.command = {self,
-                    "profile-launch",
-                    spec_path,
-                    "--config-json",
-                    problem.space().json(index),
-                    "--device",
-                    std::to_string(launch.device)};
-  if (!overrides.empty()) {
-    target.command.push_back("--set");
-    target.command.push_back(quote_overrides(overrides));
-  }
+  target.command = profile_launch_command(self, spec_path, overrides, launch.device);
+  target.command.insert(target.command.end(), {"--config-json", problem.space().json(index)});
   // The entry of the variant's first launch: what -k picks among the launches of the program.
   const Variant variant = problem.variant(index);
   const std::string entry = variant.kernel_name_expressions.at(variant.launches.at(0).kernel);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "analysis/counter_source.h"
 #include "gputune/session.h"
@@ -22,6 +23,12 @@ struct NcuLaunch {
 // The gputune program for ncu to run: this process's own executable when it is gputune,
 // else gputune on PATH; "" when there is none (the Python module outside an installation).
 std::string gputune_program();
+
+// `self profile-launch spec_path --device N [--set a=1,b=2]`: the launcher ncu runs; the caller
+// adds the configs (--config-json) and its own options.
+std::vector<std::string> profile_launch_command(const std::string& self,
+                                                const std::string& spec_path,
+                                                const ProblemOverrides& overrides, int device);
 
 // Profiles config `index` of `problem` (read from `spec_path` at `overrides`) with ncu, in a
 // program of its own under a watchdog. Never throws for a missing or refused profiler.
