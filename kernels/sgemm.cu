@@ -74,9 +74,17 @@
 // ------------------------------------------------------------------ cp.async loads
 // A: element e of the BM x BK tile -> row r, column c, where a warp covers 8 consecutive k of 4
 // rows (32-byte global sectors; with PAD 4 the transposing shared stores hit 32 banks).
-#define A_COPIES (BM * BK / THREADS)
-#define B_COPIES16 (BK * BN / 4 / THREADS)
-#define B_COPIES4 (BK * BN / THREADS)
+// Copies per thread, rounded up: a tile with fewer copies than threads (BK * BN / 4 < THREADS
+// for 16-byte copies of B) leaves the last threads idle instead of copying nothing at all.
+#define A_TOTAL (BM * BK)
+#define B_TOTAL16 (BK * BN / 4)
+#define B_TOTAL4 (BK * BN)
+#define A_COPIES ((A_TOTAL + THREADS - 1) / THREADS)
+#define B_COPIES16 ((B_TOTAL16 + THREADS - 1) / THREADS)
+#define B_COPIES4 ((B_TOTAL4 + THREADS - 1) / THREADS)
+// Whether copy e of a tile with `total` copies exists (known true at compile time when the
+// threads divide the tile).
+#define COPY_EXISTS(total, e) ((total) % THREADS == 0 || (e) < (total))
 
 template <bool B16>
 __device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], const float* __restrict__ A,
@@ -85,6 +93,7 @@ __device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], 
 #pragma unroll
   for (int l = 0; l < A_COPIES; ++l) {
     const int e = tid + l * THREADS;
+    if (!COPY_EXISTS(A_TOTAL, e)) break;
     const int rest = e / 8;
     const int r = rest % BM, c = (rest / BM) * 8 + e % 8;
     const bool ok = m0 + r < M && k0 + c < K;
@@ -95,6 +104,7 @@ __device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], 
 #pragma unroll
     for (int l = 0; l < B_COPIES16; ++l) {
       const int e = tid + l * THREADS;
+      if (!COPY_EXISTS(B_TOTAL16, e)) break;
       const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
       const long long left = k0 + r < K ? N - (n0 + c) : 0;
       const int bytes = left >= 4 ? 16 : left > 0 ? static_cast<int>(left) * 4 : 0;
@@ -105,6 +115,7 @@ __device__ __forceinline__ void issue_tile(float (*As)[LDA_S], float (*Bs)[BN], 
 #pragma unroll
     for (int l = 0; l < B_COPIES4; ++l) {
       const int e = tid + l * THREADS;
+      if (!COPY_EXISTS(B_TOTAL4, e)) break;
       const int r = e / BN, c = e % BN;
       const bool ok = k0 + r < K && n0 + c < N;
       const float* src = ok ? B + (k0 + r) * N + n0 + c : B;
@@ -122,6 +133,7 @@ __device__ __forceinline__ void issue_tile_interior(float (*As)[LDA_S], float (*
 #pragma unroll
   for (int l = 0; l < A_COPIES; ++l) {
     const int e = tid + l * THREADS;
+    if (!COPY_EXISTS(A_TOTAL, e)) break;
     const int rest = e / 8;
     const int r = rest % BM, c = (rest / BM) * 8 + e % 8;
     gputune::cp_async4(&As[c][r], a_tile + r * K + c, 4);
@@ -129,6 +141,7 @@ __device__ __forceinline__ void issue_tile_interior(float (*As)[LDA_S], float (*
 #pragma unroll
   for (int l = 0; l < B_COPIES16; ++l) {
     const int e = tid + l * THREADS;
+    if (!COPY_EXISTS(B_TOTAL16, e)) break;
     const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
     gputune::cp_async16(&Bs[r][c], b_tile + r * N + c, 16);
   }
