@@ -63,8 +63,10 @@ std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& sp
     out << "No parameter of this space is annotated as a remedy for it (" << join(wanted)
         << "); see remedies: in docs/bottleneck.md.\n";
   }
-  for (const auto& [remedy, names] : knobs) {
-    out << "  " << remedy_description(remedy) << ": " << join(names) << "\n";
+  for (const auto& [remedy, remedy_knobs] : knobs) {
+    std::vector<std::string> moves;
+    for (const RemedyKnob& knob : remedy_knobs) moves.push_back(describe_remedy_knob(knob));
+    out << "  " << remedy_description(remedy) << ": " << join(moves) << "\n";
   }
   if (!a.missing.empty()) {
     out << "Missing counters (read as 0): " << join(a.missing) << "\n";

@@ -6,27 +6,37 @@
 
 namespace gputune {
 
-std::vector<std::string> knobs_for(const Spec& spec, Remedy remedy) {
+std::vector<RemedyKnob> knobs_for(const Spec& spec, Remedy remedy) {
   const std::string name = remedy_name(remedy);
-  std::vector<std::string> knobs;
-  auto add = [&knobs](const std::string& knob) {
-    if (std::find(knobs.begin(), knobs.end(), knob) == knobs.end()) knobs.push_back(knob);
+  std::vector<RemedyKnob> knobs;
+  auto add = [&knobs](const RemedyKnob& knob) {
+    const bool known = std::any_of(knobs.begin(), knobs.end(),
+                                   [&](const RemedyKnob& k) { return k.name == knob.name; });
+    if (!known) knobs.push_back(knob);
   };
   for (const auto& [annotated, parameters] : spec.remedies) {
     if (annotated != name) continue;
-    for (const auto& parameter : parameters) add(parameter);
+    for (const auto& parameter : parameters) add(parse_remedy_knob(parameter));
   }
   for (const auto& transform : spec.transforms) {
     const GenericTransform* generic = find_generic_transform(transform.name);
     // A transform with a single value is fixed in this space: no knob to turn.
-    if (generic && generic->remedy == name && transform.values.size() > 1) add(transform.name);
+    if (generic && generic->remedy == name && transform.values.size() > 1) {
+      add({transform.name, KnobDirection::kEither});
+    }
   }
   return knobs;
 }
 
-std::vector<std::pair<Remedy, std::vector<std::string>>> knobs_for(
+std::vector<std::string> knob_names(const std::vector<RemedyKnob>& knobs) {
+  std::vector<std::string> names;
+  for (const auto& knob : knobs) names.push_back(knob.name);
+  return names;
+}
+
+std::vector<std::pair<Remedy, std::vector<RemedyKnob>>> knobs_for(
     const Spec& spec, const std::vector<Remedy>& remedies) {
-  std::vector<std::pair<Remedy, std::vector<std::string>>> out;
+  std::vector<std::pair<Remedy, std::vector<RemedyKnob>>> out;
   for (Remedy remedy : remedies) {
     auto knobs = knobs_for(spec, remedy);
     if (!knobs.empty()) out.emplace_back(remedy, std::move(knobs));

@@ -8,12 +8,16 @@
 
 namespace gputune {
 
-// The knobs of a spec that apply `remedy`: the parameters its `remedies:` map names, then the
-// generic transforms whose table entry is that remedy. Empty when the space has none.
-std::vector<std::string> knobs_for(const Spec& spec, Remedy remedy);
+// The knobs of a spec that apply `remedy`, each with the way it does: the parameters its
+// `remedies:` map names, then the generic transforms whose table entry is that remedy (either
+// way: their values are symbols or on/off). Empty when the space has none.
+std::vector<RemedyKnob> knobs_for(const Spec& spec, Remedy remedy);
 
 // Each remedy with the knobs that apply it, in the order given, remedies without knobs left out.
-std::vector<std::pair<Remedy, std::vector<std::string>>> knobs_for(
+std::vector<std::pair<Remedy, std::vector<RemedyKnob>>> knobs_for(
     const Spec& spec, const std::vector<Remedy>& remedies);
+
+// The knobs' names alone.
+std::vector<std::string> knob_names(const std::vector<RemedyKnob>& knobs);
 
 }  // namespace gputune

@@ -61,4 +61,24 @@ std::vector<std::string> remedy_names() {
   return names;
 }
 
+RemedyKnob parse_remedy_knob(const std::string& annotated) {
+  if (annotated.size() > 1 && (annotated[0] == '+' || annotated[0] == '-')) {
+    return {annotated.substr(1),
+            annotated[0] == '+' ? KnobDirection::kRaise : KnobDirection::kLower};
+  }
+  return {annotated, KnobDirection::kEither};
+}
+
+std::string describe_remedy_knob(const RemedyKnob& knob) {
+  switch (knob.direction) {
+    case KnobDirection::kRaise:
+      return "raise " + knob.name;
+    case KnobDirection::kLower:
+      return "lower " + knob.name;
+    case KnobDirection::kEither:
+      break;
+  }
+  return "change " + knob.name;
+}
+
 }  // namespace gputune

@@ -26,4 +26,17 @@ std::string remedy_description(Remedy remedy);  // "more thread-level parallelis
 std::optional<Remedy> parse_remedy(const std::string& name);
 std::vector<std::string> remedy_names();
 
+// Which way a knob applies a remedy. A spec's `remedies:` writes "+UNROLL" for larger values,
+// "-BM" for smaller ones (larger tiles mean fewer blocks) and "WX" where either may help.
+enum class KnobDirection { kEither, kRaise, kLower };
+struct RemedyKnob {
+  std::string name;
+  KnobDirection direction = KnobDirection::kEither;
+  bool operator==(const RemedyKnob& other) const {
+    return name == other.name && direction == other.direction;
+  }
+};
+RemedyKnob parse_remedy_knob(const std::string& annotated);  // "+UNROLL" -> {UNROLL, kRaise}
+std::string describe_remedy_knob(const RemedyKnob& knob);    // "raise UNROLL", "change WX"
+
 }  // namespace gputune

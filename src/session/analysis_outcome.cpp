@@ -53,7 +53,7 @@ void classify_into(const Spec& spec, const std::string& heading,
   outcome->verdict = analysis.verdict;
   outcome->knobs.clear();
   for (const auto& [remedy, knobs] : knobs_for(spec, analysis.remedies)) {
-    outcome->knobs.emplace_back(remedy_name(remedy), knobs);
+    outcome->knobs.emplace_back(remedy_name(remedy), knob_names(knobs));
   }
   outcome->stall_shares = analysis.stall_shares;
   outcome->throughput_pct = {{"DRAM", analysis.dram_pct},

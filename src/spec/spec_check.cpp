@@ -641,8 +641,15 @@ void Checker::check_search() const {
 
 void Checker::check_remedies() const {
   std::vector<std::string> names;
-  for (const auto& p : spec_.parameters) names.push_back(p.name);
-  for (const auto& p : spec_.transforms) names.push_back(p.name);
+  std::vector<std::string> symbolic;  // a direction means nothing for these
+  for (const auto* list : {&spec_.parameters, &spec_.transforms}) {
+    for (const auto& p : *list) {
+      names.push_back(p.name);
+      const bool numbers = std::all_of(p.values.begin(), p.values.end(),
+                                       [](const Value& v) { return v.is_number(); });
+      if (!numbers) symbolic.push_back(p.name);
+    }
+  }
   for (const auto& [remedy, parameters] : spec_.remedies) {
     const SourceLocation where = at("remedies/" + remedy, spec_.remedies_where);
     if (!parse_remedy(remedy)) {
@@ -650,11 +657,19 @@ void Checker::check_remedies() const {
                       suggestion(remedy, remedy_names()) +
                       "; expected one of: " + join(remedy_names()));
     }
-    for (const auto& name : parameters) {
+    for (const auto& annotated : parameters) {
+      const RemedyKnob knob = parse_remedy_knob(annotated);
+      const std::string& name = knob.name;
       if (std::find(names.begin(), names.end(), name) == names.end()) {
         fail(where, "remedy '" + remedy + "' names '" + name +
                         "', which is not a parameter or transform" + suggestion(name, names) +
                         "; expected one of: " + (names.empty() ? "(none defined)" : join(names)));
+      }
+      if (knob.direction != KnobDirection::kEither &&
+          std::find(symbolic.begin(), symbolic.end(), name) != symbolic.end()) {
+        fail(where, "remedy '" + remedy + "' names '" + annotated + "', but '" + name +
+                        "' has values that are not numbers, so it has no larger or smaller; "
+                        "write '" + name + "' (a change either way)");
       }
     }
   }

@@ -107,9 +107,35 @@ TEST(Bottleneck, ReportShowsTheStepsAndTheSpacesKnobs) {
   for (const char* part :
        {"1. Global memory", "2. Shared memory  <- bottleneck", "3. Execution dependency",
         "4. Instructions", "bank conflicts", "Verdict (shared memory)",
-        "padding shared arrays (one extra column): PAD"}) {
+        "padding shared arrays (one extra column): change PAD"}) {
     EXPECT_NE(report.find(part), std::string::npos) << part << "\n" << report;
   }
+}
+
+TEST(Bottleneck, ReportSaysWhichWayToTurnADirectedKnob) {
+  Spec spec;
+  spec.parameters.push_back({"PAD", {Value(int64_t{0}), Value(int64_t{1})}, {}, false});
+  spec.parameters.push_back({"TILE", {Value(int64_t{16}), Value(int64_t{32})}, {}, false});
+  spec.remedies = {{"padding", {"+PAD"}}, {"register_tiling", {"-TILE"}}};
+  const std::string report = format_bottleneck_report(analyse("transpose_pad0"), spec);
+  EXPECT_NE(report.find("padding shared arrays (one extra column): raise PAD"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("moving shared data into registers: lower TILE"), std::string::npos)
+      << report;
+}
+
+TEST(Remedies, KnobsKeepTheirDirectionAndNamesLoseTheSign) {
+  Spec spec;
+  spec.parameters.push_back({"BM", {Value(int64_t{64}), Value(int64_t{128})}, {}, false});
+  spec.parameters.push_back({"WX", {Value(int64_t{8}), Value(int64_t{16})}, {}, false});
+  spec.remedies = {{"thread_parallelism", {"-BM", "WX"}}, {"register_tiling", {"+WX"}}};
+  const std::vector<RemedyKnob> knobs = knobs_for(spec, Remedy::kThreadParallelism);
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(knobs[0], (RemedyKnob{"BM", KnobDirection::kLower}));
+  EXPECT_EQ(knobs[1], (RemedyKnob{"WX", KnobDirection::kEither}));
+  EXPECT_EQ(knob_names(knobs_for(spec, Remedy::kRegisterTiling)), std::vector<std::string>{"WX"});
+  EXPECT_EQ(describe_remedy_knob(knobs_for(spec, Remedy::kRegisterTiling)[0]), "raise WX");
+  EXPECT_EQ(parse_remedy_knob("-"), (RemedyKnob{"-", KnobDirection::kEither}));
 }
 
 }  // namespace

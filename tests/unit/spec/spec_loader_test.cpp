@@ -374,6 +374,21 @@ TEST_F(SpecLoaderTest, RemediesMapParametersAndTransforms) {
   EXPECT_EQ(spec.remedies[1].second, (std::vector<std::string>{"TILE", "MERGE"}));
 }
 
+TEST_F(SpecLoaderTest, RemedyKnobsMayCarryADirection) {
+  const Spec spec = parse(base() + "remedies:\n  padding: [+PAD]\n  thread_parallelism: [-TILE, MERGE]\n");
+  ASSERT_EQ(spec.remedies.size(), 2u);
+  EXPECT_EQ(spec.remedies[1].second, (std::vector<std::string>{"-TILE", "MERGE"}));
+  // The sign is not part of the name: a signed unknown parameter is named without it.
+  expect_error(base() + "remedies:\n  padding: [+PADD]\n", "22:3",
+               "remedy 'padding' names 'PADD', which is not a parameter or transform");
+}
+
+TEST_F(SpecLoaderTest, ASymbolicKnobHasNoDirection) {
+  expect_error(base() + "remedies:\n  block_order: [+block_order]\n", "22:3",
+               "'block_order' has values that are not numbers, so it has no larger or smaller");
+  EXPECT_NO_THROW(parse(base() + "remedies:\n  block_order: [block_order]\n"));
+}
+
 TEST_F(SpecLoaderTest, AnUnknownRemedyIsNamedWithTheKnownOnes) {
   expect_error(base() + "remedies:\n  paddin: [PAD]\n", "22:3",
                "unknown remedy 'paddin' under remedies (did you mean 'padding'?)");
