@@ -185,7 +185,8 @@ struct Spec {
   std::vector<std::string> compile_options;  // extra NVRTC options
   SearchSettings search;
   // `remedies:` which parameters apply which remedy of the bottleneck method
-  // (thread_parallelism: [BLOCK], padding: [PAD], ...; docs/bottleneck.md), in file order.
+  // (thread_parallelism: [BLOCK], padding: [+PAD], ...; docs/bottleneck.md), in file order, as
+  // written: a leading + or - is the direction (core/remedy.h parse_remedy_knob).
   std::vector<std::pair<std::string, std::vector<std::string>>> remedies;
   SourceLocation remedies_where;
 

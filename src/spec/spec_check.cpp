@@ -669,7 +669,8 @@ void Checker::check_remedies() const {
           std::find(symbolic.begin(), symbolic.end(), name) != symbolic.end()) {
         fail(where, "remedy '" + remedy + "' names '" + annotated + "', but '" + name +
                         "' has values that are not numbers, so it has no larger or smaller; "
-                        "write '" + name + "' (a change either way)");
+                        "write '" +
+                        name + "' (a change either way)");
       }
     }
   }

@@ -375,7 +375,8 @@ TEST_F(SpecLoaderTest, RemediesMapParametersAndTransforms) {
 }
 
 TEST_F(SpecLoaderTest, RemedyKnobsMayCarryADirection) {
-  const Spec spec = parse(base() + "remedies:\n  padding: [+PAD]\n  thread_parallelism: [-TILE, MERGE]\n");
+  const Spec spec =
+      parse(base() + "remedies:\n  padding: [+PAD]\n  thread_parallelism: [-TILE, MERGE]\n");
   ASSERT_EQ(spec.remedies.size(), 2u);
   EXPECT_EQ(spec.remedies[1].second, (std::vector<std::string>{"-TILE", "MERGE"}));
   // The sign is not part of the name: a signed unknown parameter is named without it.
