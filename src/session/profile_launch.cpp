@@ -2,14 +2,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "compile/cached_compiler.h"
 #include "compile/output_checker.h"
 #include "gputune/analysis.h"
 #include "gputune/error.h"
+#include "model/features.h"
 #include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/search.h"
@@ -24,28 +25,18 @@ namespace {
 // batch goes to a fresh process.
 constexpr int kVariantFailedExit = 3;
 
-// The space's index of every config, in one pass over the space (a large space makes a pass
-// per config cost seconds).
+// The space's index of every config, read value by value; a config must be exactly one of the
+// space's (as SearchSpace::json writes it).
 std::vector<uint64_t> indices_of(const SearchSpace& space, const std::vector<std::string>& configs,
                                  const std::string& spec) {
-  std::map<std::string, uint64_t> found;
-  for (const std::string& config : configs) found.emplace(config, UINT64_MAX);
-  size_t missing = found.size();
-  for (uint64_t i = 0; i < space.size() && missing > 0; ++i) {
-    const auto hit = found.find(space.json(i));
-    if (hit != found.end() && hit->second == UINT64_MAX) {
-      hit->second = i;
-      --missing;
-    }
-  }
   std::vector<uint64_t> indices;
   for (const std::string& config : configs) {
-    const uint64_t index = found.at(config);
-    if (index == UINT64_MAX) {
+    const std::optional<uint64_t> index = index_from_json(space, config);
+    if (!index || space.json(*index) != config) {
       throw Error(ErrorCode::kUsage,
                   "profile-launch: --config-json " + config + " is no config of " + spec);
     }
-    indices.push_back(index);
+    indices.push_back(*index);
   }
   return indices;
 }

@@ -16,7 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 }  // namespace
 
 std::vector<std::string> profile_launch_command(const std::string& self,
@@ -25,7 +24,8 @@ std::vector<std::string> profile_launch_command(const std::string& self,
   std::vector<std::string> command = {self, "profile-launch", spec_path, "--device",
                                       std::to_string(device)};
   std::string sets;
-  for (const auto& [name, value] : overrides) sets += (sets.empty() ? "" : ",") + name + "=" + value;
+  for (const auto& [name, value] : overrides)
+    sets += (sets.empty() ? "" : ",") + name + "=" + value;
   if (!sets.empty()) command.insert(command.end(), {"--set", sets});
   return command;
 }

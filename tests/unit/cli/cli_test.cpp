@@ -104,6 +104,19 @@ TEST(Cli, SearchWithoutAGpuSaysSoAndExits69) {
   EXPECT_TRUE(contains(search.err, "--compile-only")) << search.err;
 }
 
+TEST(Cli, ProfileLaunchTakesOnlyTheSpacesOwnConfigJson) {
+  // Checked before any GPU is looked for: a value outside the space, an extra key and another
+  // key order are each no config of it (the analyze side writes SearchSpace::json exactly).
+  const std::string rest = R"("PAD":0,"MERGE_Y":1,"VEC":1,"TALL":1,"STREAM":0,"block_order":"row")";
+  for (const std::string& config :
+       {R"({"SHARED":1,"TILE":33,)" + rest + "}", R"({"SHARED":1,"TILE":32,)" + rest + R"(,"X":1})",
+        R"({"TILE":32,"SHARED":1,)" + rest + "}"}) {
+    CommandResult r = run_gputune("profile-launch transpose --config-json '" + config + "'");
+    EXPECT_EQ(r.exit_code, 64) << config << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "is no config of transpose")) << r.err;
+  }
+}
+
 TEST(Cli, SetTakesSeveralAssignmentsSeparatedByCommas) {
   if (!list_gpus().empty()) GTEST_SKIP() << "a GPU is present";
   // Both values are read (a comma inside max(...) is not a separator), so the search gets as
