@@ -45,7 +45,8 @@ struct Options {
   bool geometry = true;  // launch-geometry features for the model
   std::string synthetic_dir;
   ModelStrategyOptions model;
-  double steer_weight = BottleneckStrategyOptions{}.steer_weight;
+  size_t remedy_moves = BottleneckStrategyOptions{}.remedy_moves;
+  double profile_share = BottleneckStrategyOptions{}.profile_share;
   double profile_start_s = kProfileStartS;
 };
 
@@ -247,10 +248,11 @@ int run_bench(const Options& options) {
           } else if (name == "bottleneck") {
             BottleneckStrategyOptions bottleneck;
             bottleneck.model = options.model;
-            bottleneck.steer_weight = options.steer_weight;
+            bottleneck.remedy_moves = options.remedy_moves;
+            bottleneck.profile_share = options.profile_share;
             BottleneckStrategy strategy(seed, bottleneck);
-            auto profiler = make_recorded_profiler(problem.spec(), recording.counters,
-                                                   options.profile_start_s);
+            auto profiler =
+                make_recorded_profiler(problem.spec(), recording.counters, options.profile_start_s);
             StrategyContext context(problem.space());
             context.problem_values = problem.problem_values();
             if (options.geometry) {
@@ -327,8 +329,11 @@ const char* const kUsage =
     "  --results FILE         where the table goes (default bench/RESULTS.md)\n"
     "  --no-write             print only\n"
     "  --synthetic DIR        generate synthetic recordings there and replay them\n"
-    "  --steer-weight W       bottleneck: acquisition weight of candidates that change a\n"
-    "                         knob addressing the bottleneck (default 3)\n"
+    "  --remedy-moves N       bottleneck: proposals per batch that apply the remedy to the\n"
+    "                         variant that steers (default 1; 0: the model alone)\n"
+    "  --profile-share X      bottleneck: the share of the search's wall time profiling\n"
+    "                         may take (default 0.1; 1 with --profile-start 0: profiles\n"
+    "                         all but free, to see what steering could do at best)\n"
     "  --profile-start S      bottleneck: seconds each profile costs beyond its recorded\n"
     "                         counters' share (starting ncu and a launcher; default 2)\n"
     "  --model-penalty X, --model-exploration X, --model-initial N, --model-local-every N,\n"
@@ -364,8 +369,10 @@ int main(int argc, char** argv) {
         options.model.local_every = std::stoul(value());
       } else if (arg == "--model-rbf") {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
-      } else if (arg == "--steer-weight") {
-        options.steer_weight = std::stod(value());
+      } else if (arg == "--remedy-moves") {
+        options.remedy_moves = std::stoul(value());
+      } else if (arg == "--profile-share") {
+        options.profile_share = std::stod(value());
       } else if (arg == "--profile-start") {
         options.profile_start_s = std::stod(value());
       } else if (arg == "--help" || arg == "-h") {

@@ -192,6 +192,9 @@ struct Spec {
 
   std::string spec_hash() const;    // hash of the spec text (problem values are keyed apart)
   std::string source_hash() const;  // hash of the kernel source
+  // The spec hash without the keys that change no config or measurement (remedies:,
+  // description:, search:): what a recording must match to replay (spec/measurement_hash.h).
+  std::string measurement_hash() const;
 };
 
 // Validates and completes a Spec however it was built (the YAML loader, Python, a test): names,

@@ -244,7 +244,8 @@ BottleneckAnalysis classify_bottleneck(const CounterValues& counters, int cc_maj
         "no step of the method fires (latency bound): largest stall " + top +
         format(" (%.0f%%), issue slots %.1f%% busy",
                a.stall_shares.empty() ? 0 : a.stall_shares[0].second * 100, a.issue_active_pct);
-    a.remedies = {Remedy::kThreadParallelism, Remedy::kInstructionParallelism};
+    a.remedies = {Remedy::kThreadParallelism, Remedy::kInstructionParallelism,
+                  Remedy::kSharedStaging};
   }
   std::sort(a.missing.begin(), a.missing.end());
   a.missing.erase(std::unique(a.missing.begin(), a.missing.end()), a.missing.end());

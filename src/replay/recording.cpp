@@ -12,6 +12,7 @@
 
 #include "core/exact_text.h"
 #include "gputune/error.h"
+#include "spec/measurement_hash.h"
 
 namespace gputune {
 namespace {
@@ -271,6 +272,7 @@ Recording recording_from_store(const Store& store, int64_t workload, const std::
     found = true;
     const WorkloadKey& key = summary.key;
     info.spec_hash = key.spec_hash;
+    if (!key.spec_text.empty()) info.measurement_hash = measurement_hash_of(key.spec_text);
     info.source_hash = key.source_hash;
     info.kernel_name = key.kernel_name;
     info.problem_json = key.problem_json;
@@ -310,6 +312,7 @@ void write_recording(const Recording& recording, const std::string& path) {
   meta("origin", info.origin);
   meta("spec_path", info.spec_path);
   meta("spec_hash", info.spec_hash);
+  if (!info.measurement_hash.empty()) meta("measurement_hash", info.measurement_hash);
   meta("source_hash", info.source_hash);
   meta("kernel_name", info.kernel_name);
   meta("problem", info.problem_json);
@@ -388,6 +391,7 @@ Recording load_recording(const std::string& path) {
   info.origin = get("origin");
   info.spec_path = get("spec_path");
   info.spec_hash = get("spec_hash");
+  info.measurement_hash = get("measurement_hash");
   info.source_hash = get("source_hash");
   info.kernel_name = get("kernel_name");
   info.problem_json = get("problem");

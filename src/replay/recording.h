@@ -18,6 +18,9 @@ namespace gputune {
 struct RecordingInfo {
   std::string spec_path;  // relative to the repository root
   std::string spec_hash, source_hash;
+  // spec/measurement_hash.h: what the spec must still match to replay (empty in recordings
+  // made before it was written: the spec hash must match then).
+  std::string measurement_hash;
   std::string kernel_name;
   std::string problem_json;  // {"n":8192}
   DeviceInfo device;

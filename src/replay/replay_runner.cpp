@@ -110,9 +110,14 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
     for (const auto& [name, value] : *values) overrides.push_back({name, exact_text(value)});
   }
   Spec spec = load_spec(spec_path.string(), overrides);
-  if (!allow_changed_spec && !info.spec_hash.empty() &&
-      (spec.spec_hash() != info.spec_hash ||
-       (!info.source_hash.empty() && spec.source_hash() != info.source_hash))) {
+  // A recording that says its measurement hash replays against any text with the same one (the
+  // spec with remedies added, say); an older one needs the very text it was made with.
+  const bool spec_changed = !info.measurement_hash.empty()
+                                ? spec.measurement_hash() != info.measurement_hash
+                                : spec.spec_hash() != info.spec_hash;
+  const bool checkable = !info.measurement_hash.empty() || !info.spec_hash.empty();
+  if (!allow_changed_spec && checkable &&
+      (spec_changed || (!info.source_hash.empty() && spec.source_hash() != info.source_hash))) {
     throw Error(ErrorCode::kUsage, spec_path.string() +
                                        ": the spec or its kernel changed since the recording "
                                        "was made, so its config indices may not match");

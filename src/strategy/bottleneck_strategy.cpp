@@ -1,5 +1,6 @@
 #include "strategy/bottleneck_strategy.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,11 +16,13 @@ struct BottleneckStrategy::Impl {
     size_t remaining = 0;
     std::optional<Measurement> best;
   };
-  // What steers: the fastest profiled variant, and the dimensions its remedies change.
+  // What steers: the fastest profiled variant, and the way each dimension addresses its
+  // bottleneck (none: it is no remedy, and a remedy move keeps it).
   struct Steer {
     double median_ms = 0;
-    uint64_t index = 0;
-    std::vector<int> dimensions;
+    std::vector<size_t> digits;
+    std::vector<std::optional<KnobDirection>> remedy;
+    bool any_remedy = false;
   };
 
   explicit Impl(uint64_t seed, BottleneckStrategyOptions o)
@@ -38,6 +41,27 @@ struct BottleneckStrategy::Impl {
   std::unordered_set<uint64_t> profiled;
   std::optional<Steer> steer;
   BottleneckStrategyStats stats;
+
+  // Whether `candidate` applies the steering variant's remedy: it changes at least one of the
+  // knobs that address the bottleneck, each the way the knob does, and nothing else.
+  bool remedy_move(uint64_t candidate) const {
+    const std::vector<size_t> to = space->decode(candidate);
+    bool changed = false;
+    for (size_t d = 0; d < to.size(); ++d) {
+      const size_t from = steer->digits[d];
+      if (from == to[d]) continue;
+      const std::optional<KnobDirection>& way = steer->remedy[d];
+      if (!way) return false;
+      if (*way != KnobDirection::kEither) {
+        const Value& a = space->dimensions()[d].values[from];
+        const Value& b = space->dimensions()[d].values[to[d]];
+        if (!a.is_number() || !b.is_number()) return false;
+        if ((b.as_number() > a.as_number()) != (*way == KnobDirection::kRaise)) return false;
+      }
+      changed = true;
+    }
+    return changed;
+  }
 
   double elapsed() const { return profiler->elapsed_s().value_or(simulated_s); }
 
@@ -63,29 +87,19 @@ struct BottleneckStrategy::Impl {
   void steer_by(const Measurement& m, const VariantProfile& profile) {
     Steer next;
     next.median_ms = m.median_ms();
-    next.index = m.config_index;
-    for (const std::string& knob : profile.knobs) {
-      const int dimension = space->dimension_index(knob);
-      if (dimension >= 0) next.dimensions.push_back(dimension);
+    next.digits = space->decode(m.config_index);
+    next.remedy.assign(next.digits.size(), std::nullopt);
+    stats.knobs.clear();
+    for (const RemedyKnob& knob : profile.knobs) {
+      stats.knobs.push_back(knob.name);
+      const int dimension = space->dimension_index(knob.name);
+      if (dimension < 0) continue;
+      next.remedy[dimension] = knob.direction;
+      next.any_remedy = true;
     }
     stats.step = profile.step;
-    stats.knobs = profile.knobs;
-    steer = next;
-    if (next.dimensions.empty()) {
-      model.set_acquisition_weight({});
-      return;
-    }
-    const SearchSpace* s = space;
-    const std::vector<size_t> reference = s->decode(next.index);
-    const double weight = options.steer_weight;
-    model.set_acquisition_weight(
-        [s, reference, dimensions = next.dimensions, weight](uint64_t candidate) {
-          const std::vector<size_t> digits = s->decode(candidate);
-          for (int d : dimensions) {
-            if (digits[d] != reference[d]) return weight;
-          }
-          return 1.0;
-        });
+    stats.steering = m.config_index;
+    steer = std::move(next);
   }
 };
 
@@ -97,7 +111,6 @@ BottleneckStrategy::~BottleneckStrategy() = default;
 void BottleneckStrategy::start(const StrategyContext& context) {
   Impl& s = *impl_;
   s.model.start(context);
-  s.model.set_acquisition_weight({});
   s.space = &context.space;
   s.profiler = context.profiler;
   s.refused = false;
@@ -113,7 +126,16 @@ void BottleneckStrategy::start(const StrategyContext& context) {
 
 std::vector<uint64_t> BottleneckStrategy::propose(size_t max_batch) {
   Impl& s = *impl_;
-  std::vector<uint64_t> batch = s.model.propose(max_batch);
+  std::vector<uint64_t> batch;
+  if (s.steer && s.steer->any_remedy) {
+    while (batch.size() < std::min(max_batch, s.options.remedy_moves)) {
+      auto move = s.model.propose_among([&s](uint64_t c) { return s.remedy_move(c); });
+      if (!move) break;
+      batch.push_back(*move);
+      ++s.stats.remedy_moves;
+    }
+  }
+  for (uint64_t index : s.model.propose(max_batch - batch.size())) batch.push_back(index);
   if (batch.empty()) return batch;
   const size_t id = s.next_batch++;
   s.batches[id].remaining = batch.size();

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,10 @@ namespace gputune {
 struct BottleneckStrategyOptions {
   // Profiling may take at most this share of the search's wall time so far.
   double profile_share = 0.10;
-  // A candidate that changes a knob addressing the current bottleneck has its expected
-  // improvement multiplied by this.
-  double steer_weight = 3.0;
+  // Proposals of each batch, at most, that apply the remedy to the variant that steers: the
+  // model's choice among the configs that change only the knobs addressing its bottleneck,
+  // each the way the spec says it helps.
+  size_t remedy_moves = 1;
   ModelStrategyOptions model;
 };
 
@@ -25,13 +27,17 @@ struct BottleneckStrategyStats {
   double elapsed_s = 0;    // the wall time the budget was last a share of
   std::string step;        // the bottleneck it steers by ("" before the first)
   std::vector<std::string> knobs;
-  std::string message;  // the last profile's reason for having no counters
+  std::optional<uint64_t> steering;  // the profiled variant whose remedy it applies
+  size_t remedy_moves = 0;           // proposals that applied it
+  std::string message;               // the last profile's reason for having no counters
 };
 
 // The bottleneck method as a search: the model strategy proposes; the best variant of each
-// batch is profiled (within a share of the wall time), and the verdict of the fastest
-// profiled variant steers the model towards candidates that change the knobs addressing its
-// bottleneck. Without a profiler (or once it is refused) it is the model strategy.
+// batch is profiled (within a share of the wall time), and the remedy for the bottleneck of
+// the fastest profiled variant is applied to it: part of each batch is the model's pick among
+// the configs that change only the knobs addressing that bottleneck, each the advised way.
+// Without a profiler (or once it is refused), or with no such config left, it is the model
+// strategy.
 class BottleneckStrategy : public Strategy {
  public:
   explicit BottleneckStrategy(uint64_t seed, BottleneckStrategyOptions options = {});

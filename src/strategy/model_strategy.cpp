@@ -54,9 +54,7 @@ struct ModelStrategy::Impl {
   size_t stalled = 0;            // observations since the best last improved
   bool prior_dismissed = false;  // once it stalled: what it ranks next is no better
   ModelStrategyStats stats;
-  ModelStrategy::AcquisitionWeight weight;
 
-  double acquisition(uint64_t index, double best, double mean, double stddev) const;
   void start(const StrategyContext& context);
   Eigen::RowVectorXd standardised(uint64_t index) const;
   double prior_of(uint64_t index) const;
@@ -67,7 +65,7 @@ struct ModelStrategy::Impl {
   std::vector<Eigen::Index> local_rows() const;
   void consider_outside_sample(const Eigen::VectorXd& y, const Eigen::VectorXd& residual,
                                double best, Choice* choice) const;
-  bool model_step(uint64_t* chosen);
+  bool model_step(uint64_t* chosen, const ModelStrategy::CandidateFilter& allowed = {});
 };
 
 void ModelStrategy::Impl::start(const StrategyContext& context) {
@@ -214,12 +212,6 @@ std::vector<Eigen::Index> ModelStrategy::Impl::local_rows() const {
   return local;
 }
 
-double ModelStrategy::Impl::acquisition(uint64_t index, double best, double mean,
-                                        double stddev) const {
-  const double ei = expected_improvement(best, mean, stddev, options.exploration);
-  return weight ? ei * weight(index) : ei;
-}
-
 // A sampled space may hold better configs next to the best ones found than in the sample.
 void ModelStrategy::Impl::consider_outside_sample(const Eigen::VectorXd& y,
                                                   const Eigen::VectorXd& residual, double best,
@@ -242,13 +234,14 @@ void ModelStrategy::Impl::consider_outside_sample(const Eigen::VectorXd& y,
   posterior->predict_points(x, residual, &m, &s);
   for (size_t k = 0; k < extra.size(); ++k) {
     double full = m(k) + (prior ? prior_a + prior_b * prior_of(extra[k]) : 0.0);
-    double ei = acquisition(extra[k], best, full, s(k));
+    double ei = expected_improvement(best, full, s(k), options.exploration);
     if (ei > choice->ei) *choice = {true, ei, full, extra[k]};
   }
 }
 
 // One config chosen by expected improvement, added with its predicted time as believed.
-bool ModelStrategy::Impl::model_step(uint64_t* chosen) {
+bool ModelStrategy::Impl::model_step(uint64_t* chosen,
+                                     const ModelStrategy::CandidateFilter& allowed) {
   const auto start = Clock::now();
   ObservationTargets t = observation_targets(observations, options.failure_penalty, !!prior);
   // Kept for configs outside the sample, which the prior predicts one at a time.
@@ -275,28 +268,35 @@ bool ModelStrategy::Impl::model_step(uint64_t* chosen) {
 
   Choice choice;
   auto consider = [&](Eigen::Index r) {
-    double ei = acquisition(candidates[r], best, mean(r), stddev(r));
+    double ei = expected_improvement(best, mean(r), stddev(r), options.exploration);
     if (ei > choice.ei || (ei == choice.ei && mean(r) < choice.mean)) {
       choice = {true, ei, mean(r), candidates[r]};
     }
   };
-  // Every few steps of a cold search the choice is limited to the neighbours of the best
-  // configs: an isotropic kernel smooths over the interactions that decide the last few
-  // percent, which a local step finds. A trusted prior's mean function carries them.
-  std::vector<Eigen::Index> local;
-  if (!trust_prior && options.local_every > 0 &&
-      stats.model_steps % options.local_every == options.local_every - 1) {
-    local = local_rows();
-  }
-  if (!local.empty()) {
-    for (Eigen::Index r : local) consider(r);
-  } else {
+  if (allowed) {
+    // Another strategy's narrower choice, within the sample only.
     for (Eigen::Index r = 0; r < mean.size(); ++r) {
-      if (!row_proposed[r]) consider(r);
+      if (!row_proposed[r] && allowed(candidates[r])) consider(r);
     }
-  }
-  if (candidates.size() >= options.candidate_limit) {
-    consider_outside_sample(y, residual, best, &choice);
+  } else {
+    // Every few steps of a cold search the choice is limited to the neighbours of the best
+    // configs: an isotropic kernel smooths over the interactions that decide the last few
+    // percent, which a local step finds. A trusted prior's mean function carries them.
+    std::vector<Eigen::Index> local;
+    if (!trust_prior && options.local_every > 0 &&
+        stats.model_steps % options.local_every == options.local_every - 1) {
+      local = local_rows();
+    }
+    if (!local.empty()) {
+      for (Eigen::Index r : local) consider(r);
+    } else {
+      for (Eigen::Index r = 0; r < mean.size(); ++r) {
+        if (!row_proposed[r]) consider(r);
+      }
+    }
+    if (candidates.size() >= options.candidate_limit) {
+      consider_outside_sample(y, residual, best, &choice);
+    }
   }
   if (choice.found) {
     *chosen = choice.index;
@@ -356,11 +356,13 @@ void ModelStrategy::observe(const std::vector<Measurement>& results) {
   }
 }
 
-const ModelStrategyStats& ModelStrategy::stats() const { return impl_->stats; }
-
-void ModelStrategy::set_acquisition_weight(AcquisitionWeight weight) {
-  impl_->weight = std::move(weight);
+std::optional<uint64_t> ModelStrategy::propose_among(const CandidateFilter& allowed) {
+  uint64_t index = 0;
+  if (!impl_->model_step(&index, allowed)) return std::nullopt;
+  return index;
 }
+
+const ModelStrategyStats& ModelStrategy::stats() const { return impl_->stats; }
 
 namespace {
 const StrategyRegistrar kRegistrar{

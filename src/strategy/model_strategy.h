@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,10 +50,11 @@ class ModelStrategy : public Strategy {
 
   const ModelStrategyStats& stats() const;
 
-  // Multiplies each candidate's expected improvement by `weight(config_index)` (unset: 1), so
-  // that another strategy can steer the model's choice among candidates without replacing it.
-  using AcquisitionWeight = std::function<double(uint64_t config_index)>;
-  void set_acquisition_weight(AcquisitionWeight weight);
+  // One proposal by expected improvement among the candidates `allowed` accepts, for another
+  // strategy that narrows the model's choice (to the moves a bottleneck calls for); nullopt
+  // when no candidate not yet proposed is allowed.
+  using CandidateFilter = std::function<bool(uint64_t config_index)>;
+  std::optional<uint64_t> propose_among(const CandidateFilter& allowed);
 
  private:
   struct Impl;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/remedy.h"
 #include "gputune/measurement.h"
 
 namespace gputune {
@@ -11,11 +12,12 @@ namespace gputune {
 // What hardware counters say about one measured variant, in the terms a strategy can act on.
 struct VariantProfile {
   bool ok = false;
-  std::string message;             // without counters: why (no ncu, no permission, a timeout)
-  bool unavailable = false;        // no profile can succeed (no ncu, no permission): ask no more
-  std::string step;                // the bottleneck: "shared memory", "global memory", ...
-  std::vector<std::string> knobs;  // parameters of this space that address it, most direct first
-  double cost_s = 0;               // what taking the counters cost (a replay: what it cost then)
+  std::string message;       // without counters: why (no ncu, no permission, a timeout)
+  bool unavailable = false;  // no profile can succeed (no ncu, no permission): ask no more
+  std::string step;          // the bottleneck: "shared memory", "global memory", ...
+  // Parameters of this space that address it, most direct first, each with the way it does.
+  std::vector<RemedyKnob> knobs;
+  double cost_s = 0;  // what taking the counters cost (a replay: what it cost then)
 };
 
 // Profiles measured variants for a strategy that follows the bottleneck (counters from ncu in

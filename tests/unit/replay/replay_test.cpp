@@ -46,6 +46,8 @@ TEST_F(ReplayTest, ExportThenLoadKeepsEveryField) {
   EXPECT_EQ(loaded.info.origin, "synthetic");
   EXPECT_EQ(loaded.info.spec_path, recording.info.spec_path);
   EXPECT_EQ(loaded.info.spec_hash, recording.info.spec_hash);
+  EXPECT_FALSE(recording.info.measurement_hash.empty());
+  EXPECT_EQ(loaded.info.measurement_hash, recording.info.measurement_hash);
   EXPECT_EQ(loaded.info.source_hash, recording.info.source_hash);
   EXPECT_EQ(loaded.info.problem_json, R"({"n":1024})");
   EXPECT_EQ(loaded.info.device.key(), recording.info.device.key());
@@ -117,7 +119,11 @@ TEST_F(ReplayTest, AConfigNotRecordedIsARuntimeError) {
 TEST_F(ReplayTest, ASpecChangedSinceTheRecordingIsRefused) {
   auto store = open_sqlite_store(":memory:");
   Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
-  std::ofstream(spec_, std::ios::app) << "# an edit\n";
+  // Another value of a parameter: the config indices mean other configs now.
+  std::string text = testing::kSyntheticSpec;
+  const std::string values = "UNROLL: [1, 2, 4, 8]";
+  text.replace(text.find(values), values.size(), "UNROLL: [1, 2, 4, 8, 16]");
+  std::ofstream(spec_) << text;
   try {
     recording_problem(recording, test::source_dir());
     FAIL() << "expected an error";
@@ -126,6 +132,22 @@ TEST_F(ReplayTest, ASpecChangedSinceTheRecordingIsRefused) {
     EXPECT_NE(std::string(e.what()).find("changed since the recording"), std::string::npos);
   }
   EXPECT_NO_THROW(recording_problem(recording, test::source_dir(), true));
+}
+
+TEST_F(ReplayTest, ASpecThatGainedRemediesOrCommentsStillReplays) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  std::ofstream(spec_, std::ios::app)
+      << "# which knobs address which bottleneck\nremedies: {padding: [+PAD]}\n"
+      << "search: {strategy: model, budget: 50}\n";
+  const Problem problem = recording_problem(recording, test::source_dir());
+  EXPECT_NE(problem.spec().spec_hash(), recording.info.spec_hash);
+  EXPECT_EQ(problem.spec().measurement_hash(), recording.info.measurement_hash);
+  ASSERT_EQ(problem.spec().remedies.size(), 1u);
+
+  // A recording from before measurement hashes needs the very text it was made with.
+  recording.info.measurement_hash.clear();
+  EXPECT_THROW(recording_problem(recording, test::source_dir()), Error);
 }
 
 TEST_F(ReplayTest, MalformedRecordingsSayWhere) {
