@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "compile/compiler.h"
@@ -38,6 +39,10 @@ class CountingProfiler : public SearchProfiler {
       out << std::fixed << " (" << 100 * spent_s_ / search_wall_s << "% of the search's "
           << seconds(search_wall_s) << ")";
     }
+    if (!fastest_step_.empty()) {
+      out << "; the fastest profiled variant: " << fastest_step_;
+      if (!fastest_remedy_.empty()) out << " (" << fastest_remedy_ << ")";
+    }
     if (!message_.empty()) {
       out << "; " << (profiled_ == 0 ? "the search went on without counters: " : "last failure: ")
           << message_;
@@ -55,12 +60,20 @@ class CountingProfiler : public SearchProfiler {
   // Why no variant was asked for, said after the search.
   virtual std::string why_none(double search_wall_s) const = 0;
 
-  VariantProfile count(VariantProfile profile) {
+  VariantProfile count(const Measurement& measured, VariantProfile profile) {
     ++asked_;
     spent_s_ += profile.cost_s;
     if (profile.ok) {
       ++profiled_;
       cost_sum_s_ += profile.cost_s;
+      if (measured.median_ms() < fastest_ms_) {
+        fastest_ms_ = measured.median_ms();
+        fastest_step_ = profile.step;
+        fastest_remedy_.clear();
+        for (const RemedyKnob& knob : profile.knobs) {
+          fastest_remedy_ += (fastest_remedy_.empty() ? "" : ", ") + describe_remedy_knob(knob);
+        }
+      }
     } else {
       message_ = profile.message;
     }
@@ -72,6 +85,9 @@ class CountingProfiler : public SearchProfiler {
   size_t asked_ = 0, profiled_ = 0;
   double spent_s_ = 0, cost_sum_s_ = 0;
   std::string message_;
+  // The verdict the bottleneck strategy steers by: that of the fastest variant profiled.
+  double fastest_ms_ = std::numeric_limits<double>::infinity();
+  std::string fastest_step_, fastest_remedy_;
 };
 
 class NcuProfiler : public CountingProfiler {
@@ -110,7 +126,7 @@ class NcuProfiler : public CountingProfiler {
     if (!unavailable_.empty()) {
       profile.message = unavailable_;
       profile.unavailable = true;
-      return count(profile);
+      return count(measured, profile);
     }
     const CounterResult result =
         profile_variant(*source_, problem_, spec_path_, overrides_, measured.config_index, launch_);
@@ -118,7 +134,7 @@ class NcuProfiler : public CountingProfiler {
       profile.message = result.message;
       profile.unavailable = result.unavailable;
       profile.cost_s = result.wall_s;
-      return count(profile);
+      return count(measured, profile);
     }
     profile = variant_profile(problem_.spec(), result.counters.values);
     profile.cost_s = result.wall_s;
@@ -128,7 +144,7 @@ class NcuProfiler : public CountingProfiler {
     stored.values = result.counters.values;
     store_.store_counters(workload(), measured.config_index,
                           problem_.space().json(measured.config_index), stored);
-    return count(profile);
+    return count(measured, profile);
   }
 
  private:
@@ -165,8 +181,7 @@ class NcuProfiler : public CountingProfiler {
 
 class RecordedProfiler : public CountingProfiler {
  public:
-  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters,
-                   double start_s)
+  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters, double start_s)
       : spec_(spec), counters_(std::move(counters)), start_s_(start_s) {}
 
   std::optional<double> elapsed_s() const override { return std::nullopt; }
@@ -181,11 +196,11 @@ class RecordedProfiler : public CountingProfiler {
     if (found == counters_.end()) {
       VariantProfile none;
       none.message = "no counters recorded for " + measured.config;
-      return count(none);
+      return count(measured, none);
     }
     VariantProfile profile = variant_profile(spec_, found->second.values);
     profile.cost_s = cost_s(found->second);
-    return count(profile);
+    return count(measured, profile);
   }
 
   // A recorded cost below ncu's start cannot be a whole ncu run: it is a batch's share per
@@ -217,8 +232,9 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
                                        std::move(launch));
 }
 
-std::unique_ptr<SearchProfiler> make_recorded_profiler(
-    const Spec& spec, std::map<uint64_t, StoredCounters> counters, double start_s) {
+std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,
+                                                       std::map<uint64_t, StoredCounters> counters,
+                                                       double start_s) {
   return std::make_unique<RecordedProfiler>(spec, std::move(counters), start_s);
 }
 

@@ -105,6 +105,8 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   }
   const std::string path = (dir_ / "with_counters.csv").string();
   write_recording(recording, path);
+  // Annotated after the recording was made: it still replays (the measurement hash).
+  std::ofstream(spec_, std::ios::app) << "remedies: {padding: [+PAD]}\n";
 
   SearchRequest request;
   request.spec = spec_;
@@ -116,6 +118,9 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   EXPECT_NE(outcome.profiling.find("profiling (recorded counters)"), std::string::npos)
       << outcome.profiling;
   EXPECT_EQ(outcome.profiling.find(" 0 of "), std::string::npos) << outcome.profiling;
+  EXPECT_NE(outcome.profiling.find("the fastest profiled variant: shared memory (raise PAD)"),
+            std::string::npos)
+      << outcome.profiling;
 
   request.strategy = "model";
   EXPECT_EQ(search(request).profiling, "");
