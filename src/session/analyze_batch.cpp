@@ -21,6 +21,7 @@
 #include "search/search.h"
 #include "session/analysis_outcome.h"
 #include "session/config_assignments.h"
+#include "session/matching_workloads.h"
 #include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -248,8 +249,7 @@ class BatchProfiler {
     ProfileTarget target;
     target.command =
         profile_launch_command(self_, spec_path_, request_.base.overrides, request_.base.device);
-    target.command.insert(target.command.end(),
-                          {"--manifest", manifest, "--stop-file", stop_file});
+    target.command.insert(target.command.end(), {"--manifest", manifest, "--stop-file", stop_file});
     if (!request_.use_cache) {
       target.command.push_back("--no-cache");
     } else if (!request_.cache_dir.empty()) {
@@ -425,7 +425,7 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
   Problem problem(load_spec(spec_path, base.overrides));
   const std::string db = base.db.value_or("gputune.db");
   std::unique_ptr<Store> store = open_sqlite_store(db);
-  const auto workloads = store->workloads(problem.spec().spec_hash(), problem.problem_json());
+  const auto workloads = workloads_measured_as(*store, problem.spec(), problem.problem_json());
   const WorkloadSummary* workload = workloads.empty() ? nullptr : &workloads.front();
 
   AnalyzeManyOutcome outcome;
@@ -434,8 +434,8 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
       request.configs_file.empty()
           ? measured_items(*store, problem, workload, request, db, spec_path, skip,
                            &outcome.median_ms, &outcome.already_profiled)
-          : file_items(*store, problem, workload, request.configs_file, skip,
-                       &outcome.median_ms, &outcome.already_profiled);
+          : file_items(*store, problem, workload, request.configs_file, skip, &outcome.median_ms,
+                       &outcome.already_profiled);
   for (const Item& item : items) outcome.variants.emplace_back().config = item.config;
   if (items.empty()) return outcome;
 

@@ -12,6 +12,7 @@
 #include "search/search.h"
 #include "session/analysis_outcome.h"
 #include "session/config_assignments.h"
+#include "session/matching_workloads.h"
 #include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -27,7 +28,7 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   Problem problem(load_spec(spec_path, request.overrides));
   const std::string db = request.db.value_or("gputune.db");
   std::unique_ptr<Store> store = open_sqlite_store(db);
-  const auto workloads = store->workloads(problem.spec().spec_hash(), problem.problem_json());
+  const auto workloads = workloads_measured_as(*store, problem.spec(), problem.problem_json());
   const WorkloadSummary* workload = workloads.empty() ? nullptr : &workloads.front();
 
   uint64_t index = problem.baseline_index();

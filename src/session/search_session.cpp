@@ -20,6 +20,7 @@
 #include "run/runner.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "session/matching_workloads.h"
 #include "session/mpi_search.h"
 #include "session/problem_info.h"
 #include "session/recording_root.h"
@@ -185,8 +186,7 @@ Replay open_replay(const SearchRequest& request) {
     const Spec& spec = replay.problem->spec();
     auto store = open_sqlite_store(path, true);
     for (const WorkloadSummary& w :
-         store->workloads(spec.spec_hash(), replay.problem->problem_json())) {
-      if (w.key.source_hash != spec.source_hash()) continue;
+         workloads_measured_as(*store, spec, replay.problem->problem_json())) {
       replay.runner = make_replay_runner(*store, w.id);
       replay.counters = store->all_counters(w.id);
       return replay;

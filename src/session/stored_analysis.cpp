@@ -5,6 +5,7 @@
 #include "gputune/analysis.h"
 #include "gputune/error.h"
 #include "session/analysis_outcome.h"
+#include "session/matching_workloads.h"
 #include "space/problem.h"
 #include "store/store.h"
 
@@ -38,13 +39,13 @@ ProblemOverrides config_pairs(const std::string& config_json) {
   return out;
 }
 
-// The spec that names the knobs: the caller's, else the workload's file while it is still the
-// spec that was measured.
+// The spec that names the knobs: the caller's, else the workload's file while it still measures
+// what was measured (it may have gained remedies since).
 std::optional<Spec> spec_for(const WorkloadSummary& workload, const std::optional<Spec>& given) {
   if (given) return given;
   try {
     Spec spec = open_spec(workload.key.spec_path, overrides_of(workload.key.problem_json));
-    if (spec.spec_hash() == workload.key.spec_hash) return spec;
+    if (measures_as(spec, workload.key)) return spec;
   } catch (const Error&) {
     // Moved or edited since: the report then names no knobs.
   }

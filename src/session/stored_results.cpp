@@ -4,6 +4,7 @@
 #include "gputune/session.h"
 #include "replay/replay.h"
 #include "search/report.h"
+#include "session/matching_workloads.h"
 #include "session/problem_info.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -24,17 +25,12 @@ std::unique_ptr<Store> open_existing_store(const std::string& db) {
 }  // namespace
 
 std::vector<WorkloadInfo> stored_workloads(const std::string& db, const std::optional<Spec>& spec) {
-  std::string spec_hash, problem_json;
-  if (spec) {
-    spec_hash = spec->spec_hash();
-    problem_json = Problem(*spec).problem_json();
-  }
   auto store = open_existing_store(db);
   std::vector<WorkloadInfo> out;
-  for (const WorkloadSummary& w : store->workloads(spec_hash, problem_json)) {
-    if (spec && w.key.source_hash != spec->source_hash()) continue;
-    out.push_back(workload_info(w));
-  }
+  const std::vector<WorkloadSummary> workloads =
+      spec ? workloads_measured_as(*store, *spec, Problem(*spec).problem_json())
+           : store->workloads();
+  for (const WorkloadSummary& w : workloads) out.push_back(workload_info(w));
   return out;
 }
 

@@ -1,0 +1,73 @@
+#include "session/matching_workloads.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "space/problem.h"
+#include "spec/spec_loader.h"
+#include "support/synthetic_recording.h"
+
+namespace gputune {
+namespace {
+
+namespace fs = std::filesystem;
+
+class MatchingWorkloadsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gputune_matching_test_" + std::to_string(getpid()));
+    spec_ = testing::write_synthetic_spec(dir_);
+    store_ = open_sqlite_store(":memory:");
+    testing::record_synthetic(*store_, spec_, 1024, 0);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::vector<WorkloadSummary> found() {
+    const Spec spec = load_spec(spec_, {{"n", "1024"}});
+    return workloads_measured_as(*store_, spec, Problem(spec).problem_json());
+  }
+
+  fs::path dir_;
+  std::string spec_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(MatchingWorkloadsTest, TheSpecItWasMeasuredWithFindsIt) {
+  ASSERT_EQ(found().size(), 1u);
+  EXPECT_TRUE(found()[0].best.has_value());
+}
+
+TEST_F(MatchingWorkloadsTest, ASpecAnnotatedSinceStillFindsIt) {
+  std::ofstream(spec_, std::ios::app) << "# annotated later\nremedies: {padding: [+PAD]}\n";
+  const auto workloads = found();
+  ASSERT_EQ(workloads.size(), 1u);
+  EXPECT_NE(workloads[0].key.spec_hash, load_spec(spec_, {{"n", "1024"}}).spec_hash());
+}
+
+TEST_F(MatchingWorkloadsTest, OtherValuesOrAnotherKernelFindNothing) {
+  std::string text = testing::kSyntheticSpec;
+  text.replace(text.find("PAD: [0, 1]"), 11, "PAD: [0, 1, 2]");
+  std::ofstream(spec_) << text;
+  EXPECT_TRUE(found().empty());
+
+  std::ofstream(spec_) << testing::kSyntheticSpec;
+  ASSERT_EQ(found().size(), 1u);
+  std::ofstream(dir_ / "k.cu") << "extern \"C\" __global__ void k(float* out, int n) { }\n";
+  EXPECT_TRUE(found().empty());
+}
+
+TEST_F(MatchingWorkloadsTest, TheExactTextComesFirst) {
+  // Measured again after an annotation: two workloads, the one of this text first.
+  std::ofstream(spec_, std::ios::app) << "remedies: {padding: [+PAD]}\n";
+  testing::record_synthetic(*store_, spec_, 1024, 0);
+  const auto workloads = found();
+  ASSERT_EQ(workloads.size(), 2u);
+  EXPECT_EQ(workloads[0].key.spec_hash, load_spec(spec_, {{"n", "1024"}}).spec_hash());
+  EXPECT_NE(workloads[1].key.spec_hash, workloads[0].key.spec_hash);
+}
+
+}  // namespace
+}  // namespace gputune
