@@ -8,6 +8,7 @@
 #include "search/async_adapters.h"
 #include "search/evaluation_pipeline.h"
 #include "search/final_remeasure.h"
+#include "search/matching_workloads.h"
 #include "search/progress_tracker.h"
 #include "search/search_budget.h"
 #include "search/search_record.h"
@@ -53,7 +54,7 @@ class PhaseListenerScope {
 
 // Finds or creates the workload this search stores its results under.
 int64_t open_workload(const Problem& problem, const DeviceInfo& device, Store& store) {
-  const int64_t workload = store.workload(workload_key(problem, device, nvrtc_version()));
+  const int64_t workload = workload_measured_as(store, problem, device, nvrtc_version());
   store.set_baseline(workload, problem.baseline_index());
   return workload;
 }

@@ -21,7 +21,7 @@
 #include "search/search.h"
 #include "session/analysis_outcome.h"
 #include "session/config_assignments.h"
-#include "session/matching_workloads.h"
+#include "search/matching_workloads.h"
 #include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"

@@ -20,7 +20,7 @@
 #include "run/runner.h"
 #include "search/report.h"
 #include "search/search.h"
-#include "session/matching_workloads.h"
+#include "search/matching_workloads.h"
 #include "session/mpi_search.h"
 #include "session/problem_info.h"
 #include "session/recording_root.h"

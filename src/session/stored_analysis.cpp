@@ -5,7 +5,7 @@
 #include "gputune/analysis.h"
 #include "gputune/error.h"
 #include "session/analysis_outcome.h"
-#include "session/matching_workloads.h"
+#include "search/matching_workloads.h"
 #include "space/problem.h"
 #include "store/store.h"
 

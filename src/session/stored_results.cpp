@@ -4,7 +4,7 @@
 #include "gputune/session.h"
 #include "replay/replay.h"
 #include "search/report.h"
-#include "session/matching_workloads.h"
+#include "search/matching_workloads.h"
 #include "session/problem_info.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"

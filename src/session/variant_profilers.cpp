@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "compile/compiler.h"
+#include "search/matching_workloads.h"
 #include "search/search.h"
 #include "strategy/bottleneck_strategy.h"
 
@@ -163,7 +164,7 @@ class NcuProfiler : public CountingProfiler {
 
   int64_t workload() {
     if (workload_ == 0)
-      workload_ = store_.workload(workload_key(problem_, device_, nvrtc_version()));
+      workload_ = workload_measured_as(store_, problem_, device_, nvrtc_version());
     return workload_;
   }
 

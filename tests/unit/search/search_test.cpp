@@ -217,6 +217,29 @@ TEST_F(SearchTest, OtherProblemSizesOfTheKernelArePriorData) {
   EXPECT_TRUE(prior_from_store(*store, second.workload, kernel).empty());
 }
 
+TEST_F(SearchTest, AnAnnotatedSpecGoesOnWithTheResultsMeasuredBeforeIt) {
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  const SearchResult first = run_search(problem(), runner, compiler, *store, {});
+  // Remedies, a description and search settings change no config and no measurement.
+  Problem annotated =
+      problem("remedies: {thread_parallelism: [+A]}\ndescription: annotated\nsearch: {seed: 5}\n");
+  FakeRunner again;
+  const SearchResult second = run_search(annotated, again, compiler, *store, {});
+  EXPECT_EQ(second.workload, first.workload);
+  EXPECT_TRUE(again.ran.empty());
+  EXPECT_EQ(second.record.reused, static_cast<int64_t>(annotated.space().count_valid()));
+  EXPECT_EQ(store->workloads().size(), 1u);
+
+  // A tolerance changes what counts as a right answer: a workload of its own.
+  Problem changed = problem("check: {rtol: 0.5, atol: 0.5}\n");
+  FakeRunner fresh;
+  const SearchResult third = run_search(changed, fresh, compiler, *store, {});
+  EXPECT_NE(third.workload, first.workload);
+  EXPECT_FALSE(fresh.ran.empty());
+}
+
 TEST_F(SearchTest, ARenamedSpecKeepsItsPriorData) {
   auto store = open_sqlite_store(":memory:");
   FakeCompiler compiler;

@@ -1,7 +1,8 @@
-#include "session/matching_workloads.h"
+#include "search/matching_workloads.h"
 
 #include <algorithm>
 
+#include "search/search.h"
 #include "spec/measurement_hash.h"
 
 namespace gputune {
@@ -22,6 +23,15 @@ std::vector<WorkloadSummary> workloads_measured_as(const Store& store, const Spe
   std::stable_partition(out.begin(), out.end(),
                         [&](const WorkloadSummary& w) { return w.key.spec_hash == exact; });
   return out;
+}
+
+int64_t workload_measured_as(Store& store, const Problem& problem, const DeviceInfo& device,
+                             const std::string& toolchain) {
+  const WorkloadKey key = workload_key(problem, device, toolchain);
+  for (const WorkloadSummary& w : workloads_measured_as(store, problem.spec(), key.problem_json)) {
+    if (w.key.device.key() == key.device.key() && w.key.nvrtc_version == toolchain) return w.id;
+  }
+  return store.workload(key);
 }
 
 }  // namespace gputune

@@ -1,4 +1,4 @@
-#include "session/matching_workloads.h"
+#include "search/matching_workloads.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "search/search.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
 #include "support/synthetic_recording.h"
@@ -59,14 +60,27 @@ TEST_F(MatchingWorkloadsTest, OtherValuesOrAnotherKernelFindNothing) {
   EXPECT_TRUE(found().empty());
 }
 
-TEST_F(MatchingWorkloadsTest, TheExactTextComesFirst) {
-  // Measured again after an annotation: two workloads, the one of this text first.
+TEST_F(MatchingWorkloadsTest, ASearchOfTheAnnotatedSpecGoesOnInTheSameWorkload) {
   std::ofstream(spec_, std::ios::app) << "remedies: {padding: [+PAD]}\n";
   testing::record_synthetic(*store_, spec_, 1024, 0);
+  EXPECT_EQ(store_->workloads().size(), 1u);
+}
+
+TEST_F(MatchingWorkloadsTest, TheExactTextComesFirst) {
+  // A database with both texts as workloads of their own (written before searches went on in
+  // the workload measured as theirs): the one of this text first.
+  const WorkloadKey measured = found().at(0).key;
+  std::ofstream(spec_, std::ios::app) << "remedies: {padding: [+PAD]}\n";
+  const Spec annotated = load_spec(spec_, {{"n", "1024"}});
+  const int64_t exact =
+      store_->workload(workload_key(Problem(annotated), measured.device, measured.nvrtc_version));
   const auto workloads = found();
   ASSERT_EQ(workloads.size(), 2u);
-  EXPECT_EQ(workloads[0].key.spec_hash, load_spec(spec_, {{"n", "1024"}}).spec_hash());
-  EXPECT_NE(workloads[1].key.spec_hash, workloads[0].key.spec_hash);
+  EXPECT_EQ(workloads[0].id, exact);
+  EXPECT_EQ(workloads[1].key.spec_hash, measured.spec_hash);
+  EXPECT_EQ(
+      workload_measured_as(*store_, Problem(annotated), measured.device, measured.nvrtc_version),
+      exact);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 #include <string>
 #include <vector>
 
+#include "gputune/device.h"
 #include "gputune/spec.h"
+#include "space/problem.h"
 #include "store/store.h"
 
 namespace gputune {
@@ -17,5 +19,11 @@ bool measures_as(const Spec& spec, const WorkloadKey& key);
 // text first.
 std::vector<WorkloadSummary> workloads_measured_as(const Store& store, const Spec& spec,
                                                    const std::string& problem_json);
+
+// The workload a search of `problem` on `device` with `toolchain` stores its results under: the
+// one it measures as (so a search after an annotation goes on with the results measured
+// before it), else a new one keyed by this exact text.
+int64_t workload_measured_as(Store& store, const Problem& problem, const DeviceInfo& device,
+                             const std::string& toolchain);
 
 }  // namespace gputune
