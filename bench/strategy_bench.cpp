@@ -47,6 +47,7 @@ struct Options {
   ModelStrategyOptions model;
   size_t remedy_moves = BottleneckStrategyOptions{}.remedy_moves;
   double profile_share = BottleneckStrategyOptions{}.profile_share;
+  bool plan = true;
   double profile_start_s = kProfileStartS;
 };
 
@@ -94,6 +95,8 @@ std::vector<PriorData> priors_for(const std::vector<Recording>& all, size_t self
   return out;
 }
 
+// Every run goes on to the cap (or the end of the space), as a search with that budget would:
+// the bottleneck strategy's profiling share is then that of a whole search, as its plan assumed.
 Run replay(Strategy& strategy, const StrategyContext& context, const Recording& recording,
            double best, const Options& options) {
   auto runner = make_replay_runner(recording);
@@ -102,7 +105,7 @@ Run replay(Strategy& strategy, const StrategyContext& context, const Recording& 
   run.to95 = run.to99 = options.cap + 1;
   double found = std::numeric_limits<double>::infinity();
   size_t count = 0;
-  while (count < options.cap && run.to99 > options.cap) {
+  while (count < options.cap) {
     std::vector<uint64_t> proposal = strategy.propose(std::min(options.batch, options.cap - count));
     if (proposal.empty()) break;
     std::vector<Candidate> batch(proposal.size());
@@ -124,7 +127,7 @@ Run replay(Strategy& strategy, const StrategyContext& context, const Recording& 
     // As the search does once the GPU is idle: the bottleneck strategy profiles here.
     if (strategy.wants_idle_gpu()) strategy.use_idle_gpu();
   }
-  // A run that stopped early (reached 99% or covered the space) keeps its last fraction.
+  // A run that covered the space before a checkpoint keeps its last fraction.
   const double fraction = std::isfinite(found) ? best / found : 0;
   for (int c = 0; c < 3; ++c) {
     if (count < kCheckpoints[c]) run.at[c] = fraction;
@@ -195,7 +198,8 @@ int run_bench(const Options& options) {
   std::ostringstream report;
   report << "\n## " << today() << ", commit " << (commit.empty() ? "unknown" : commit) << "\n\n";
   report << options.seeds << " seeds per row, batch " << options.batch << ", at most "
-         << options.cap << " evaluations per run. Evaluations to 95%/99% of the best known "
+         << options.cap << " evaluations per run (every run goes on to that many). Evaluations "
+         << "to 95%/99% of the best known "
          << "performance (median over seeds; >cap when the median run did not get there), and "
          << "the median fraction of the best performance after 25/50/100 evaluations. Prior: "
          << "the other recordings of the same spec.\n\nRecordings:\n\n";
@@ -260,6 +264,11 @@ int run_bench(const Options& options) {
               context.sm_count = recording.info.device.sm_count;
             }
             context.profiler = profiler.get();
+            // As `gputune search --budget CAP` plans it.
+            if (options.plan) {
+              context.planned_evaluations =
+                  std::min<uint64_t>(options.cap, problem.space().count_valid());
+            }
             run = replay(strategy, context, recording, best, options);
             step_ms += strategy.model().stats().total_ms;
             steps += strategy.model().stats().model_steps;
@@ -331,6 +340,8 @@ const char* const kUsage =
     "  --synthetic DIR        generate synthetic recordings there and replay them\n"
     "  --remedy-moves N       bottleneck: proposals per batch that apply the remedy to the\n"
     "                         variant that steers (default 1; 0: the model alone)\n"
+    "  --no-plan              bottleneck: no evaluation budget of --cap (the profiling\n"
+    "                         budget is then a share of the time so far only)\n"
     "  --profile-share X      bottleneck: the share of the search's wall time profiling\n"
     "                         may take (default 0.1; 1 with --profile-start 0: profiles\n"
     "                         all but free, to see what steering could do at best)\n"
@@ -371,6 +382,8 @@ int main(int argc, char** argv) {
         options.model.gp.kernel = gputune::GpKernel::kRbf;
       } else if (arg == "--remedy-moves") {
         options.remedy_moves = std::stoul(value());
+      } else if (arg == "--no-plan") {
+        options.plan = false;
       } else if (arg == "--profile-share") {
         options.profile_share = std::stod(value());
       } else if (arg == "--profile-start") {

@@ -167,7 +167,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                                  stored, record);
 
   StrategyContext context = strategy_context(problem, store, result.workload,
-                                             runner.device().sm_count, options.use_prior);
+                                             runner.device().sm_count, options.use_prior, budget);
   context.profiler = options.profiler;
   strategy->start(context);
   tracker.set_phase(SearchPhase::kCompiling);

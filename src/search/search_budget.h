@@ -18,6 +18,9 @@ class SearchBudget {
   uint64_t total(const SearchSpace& space) const;
   // Of `want` more proposals, how many the budget allows after `proposed`; 0 once spent.
   size_t allow(size_t want, int64_t proposed) const;
+  // Whether it limits evaluations or time at all (a search to the end of its space does not).
+  bool limited() const { return evaluations_ > 0 || seconds_ > 0; }
+  double seconds() const { return seconds_; }  // 0: no time limit
 
  private:
   int64_t evaluations_;

@@ -34,6 +34,9 @@ struct BottleneckStrategy::Impl {
   VariantProfiler* profiler = nullptr;
   bool refused = false;
   double simulated_s = 0;  // the measurements' own times, where the profiler has no clock
+  size_t observed = 0;     // results seen
+  uint64_t planned_evaluations = 0;
+  double planned_seconds = 0;
   size_t next_batch = 0;
   std::unordered_map<size_t, Batch> batches;
   std::unordered_map<uint64_t, size_t> batch_of;
@@ -65,8 +68,21 @@ struct BottleneckStrategy::Impl {
 
   double elapsed() const { return profiler->elapsed_s().value_or(simulated_s); }
 
+  // The wall time the profiling budget is a share of. With a plan, the search's expected length:
+  // its planned evaluations at the mean time per evaluation so far (profiles left out), within
+  // its time limit. So the budget can be spent early, when a verdict steers most; a search that
+  // stops before its plan ends may end with a larger share.
+  double budget_wall_s() const {
+    const double so_far = elapsed();
+    if (planned_evaluations == 0 || observed == 0) return so_far;
+    double planned = (so_far - stats.profile_s) / observed * planned_evaluations;
+    if (planned_seconds > 0) planned = std::min(planned, planned_seconds);
+    return std::max(so_far, planned);
+  }
+
   bool within_budget(uint64_t index) const {
-    return stats.profile_s + profiler->expected_cost_s(index) <= options.profile_share * elapsed();
+    return stats.profile_s + profiler->expected_cost_s(index) <=
+           options.profile_share * budget_wall_s();
   }
 
   // A profile explains one variant; only a variant faster than the one that steers now can
@@ -115,6 +131,9 @@ void BottleneckStrategy::start(const StrategyContext& context) {
   s.profiler = context.profiler;
   s.refused = false;
   s.simulated_s = 0;
+  s.observed = 0;
+  s.planned_evaluations = context.planned_evaluations;
+  s.planned_seconds = context.planned_seconds;
   s.next_batch = 0;
   s.batches.clear();
   s.batch_of.clear();
@@ -148,6 +167,7 @@ void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
   s.model.observe(results);
   for (const Measurement& m : results) {
     s.simulated_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
+    ++s.observed;
     auto found = s.batch_of.find(m.config_index);
     if (found == s.batch_of.end()) continue;
     const size_t id = found->second;
@@ -175,6 +195,7 @@ void BottleneckStrategy::use_idle_gpu() {
   const Measurement m = *s.pending;
   s.pending.reset();
   s.stats.elapsed_s = s.elapsed();
+  s.stats.planned_s = s.planned_evaluations > 0 ? s.budget_wall_s() : 0;
   const VariantProfile profile = s.profiler->profile(m);
   s.profiled.insert(m.config_index);
   s.stats.profile_s += profile.cost_s;

@@ -10,7 +10,8 @@
 namespace gputune {
 
 struct BottleneckStrategyOptions {
-  // Profiling may take at most this share of the search's wall time so far.
+  // Profiling may take at most this share of the search's wall time: of its planned length
+  // where the budget gives one (the context's plan), else of the time so far.
   double profile_share = 0.10;
   // Proposals of each batch, at most, that apply the remedy to the variant that steers: the
   // model's choice among the configs that change only the knobs addressing its bottleneck,
@@ -24,7 +25,8 @@ struct BottleneckStrategyStats {
   size_t failed = 0;       // profiles that gave none
   size_t over_budget = 0;  // batches whose best was not profiled for the budget
   double profile_s = 0;    // what profiling cost
-  double elapsed_s = 0;    // the wall time the budget was last a share of
+  double elapsed_s = 0;    // the search's wall time when it last profiled
+  double planned_s = 0;    // the planned wall time the budget was last a share of (0: none)
   std::string step;        // the bottleneck it steers by ("" before the first)
   std::vector<std::string> knobs;
   std::optional<uint64_t> steering;  // the profiled variant whose remedy it applies

@@ -42,6 +42,12 @@ struct StrategyContext {
   // Hardware counters of measured variants, for a strategy that follows the bottleneck; null
   // when the search has none. Owned by the search's caller, it outlives the search.
   VariantProfiler* profiler = nullptr;
+  // How far the search is to go where its budget says (an evaluation or time limit): at most
+  // this many evaluations (the valid configs within the limit; 0: no limit was given) and
+  // seconds (0: no time limit). A strategy that spends a share of the search's wall time can
+  // spend it early on such a plan.
+  uint64_t planned_evaluations = 0;
+  double planned_seconds = 0;
 };
 
 // Ask/tell search driver. An empty proposal ends the search.

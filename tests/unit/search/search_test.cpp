@@ -298,7 +298,8 @@ TEST_F(SearchTest, TheStrategyContextCarriesPriorDataOnlyWhenAskedTo) {
   run_search(problem("", {{"n", "64"}}), runner, compiler, *store, {});
   Problem large = problem("", {{"n", "256"}});
   SearchResult second = run_search(large, runner, compiler, *store, {});
-  StrategyContext with = strategy_context(large, *store, second.workload, 132, true);
+  const SearchBudget none(0, 0, SearchClock::now());
+  StrategyContext with = strategy_context(large, *store, second.workload, 132, true, none);
   EXPECT_EQ(&with.space, &large.space());
   EXPECT_EQ(with.problem_values, large.problem_values());
   EXPECT_EQ(with.prior.size(), 1u);
@@ -307,10 +308,26 @@ TEST_F(SearchTest, TheStrategyContextCarriesPriorDataOnlyWhenAskedTo) {
   EXPECT_TRUE(with.launch(large.baseline_index(), large.problem_values()).has_value());
   ASSERT_TRUE(with.cost_model);
   EXPECT_NE(with.cost_model(), nullptr);
-  StrategyContext without = strategy_context(large, *store, second.workload, 132, false);
+  EXPECT_EQ(with.planned_evaluations, 0u) << "no budget, no plan";
+  StrategyContext without = strategy_context(large, *store, second.workload, 132, false, none);
   EXPECT_TRUE(without.problem_values.empty());
   EXPECT_TRUE(without.prior.empty());
   EXPECT_TRUE(without.launch);
+}
+
+TEST_F(SearchTest, TheStrategyContextCarriesTheBudgetsPlan) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  const auto now = SearchClock::now();
+  const uint64_t valid = p.space().count_valid();
+  StrategyContext five = strategy_context(p, *store, 1, 132, false, SearchBudget(5, 0, now));
+  EXPECT_EQ(five.planned_evaluations, 5u);
+  EXPECT_EQ(five.planned_seconds, 0);
+  StrategyContext many = strategy_context(p, *store, 1, 132, false, SearchBudget(1000, 0, now));
+  EXPECT_EQ(many.planned_evaluations, valid) << "no more than the space holds";
+  StrategyContext timed = strategy_context(p, *store, 1, 132, false, SearchBudget(0, 90, now));
+  EXPECT_EQ(timed.planned_evaluations, valid);
+  EXPECT_EQ(timed.planned_seconds, 90);
 }
 
 TEST(SearchBudget, LimitsProposalsAndTotalAndZeroIsNoLimit) {

@@ -75,11 +75,12 @@ class BottleneckStrategyTest : public ::testing::Test {
   // Runs `strategy` against the recording for `cap` evaluations, as the search does: propose,
   // measure, observe, then the strategy's GPU work.
   static Trace replay(Strategy& strategy, VariantProfiler* profiler, size_t cap,
-                      FakeProfiler* clock_of = nullptr) {
+                      FakeProfiler* clock_of = nullptr, uint64_t planned_evaluations = 0) {
     std::unordered_map<uint64_t, Measurement> by_index;
     for (const auto& m : recording_->measurements) by_index[m.config_index] = m;
     StrategyContext context(problem_->space());
     context.profiler = profiler;
+    context.planned_evaluations = planned_evaluations;
     strategy.start(context);
     Trace trace;
     while (trace.proposed.size() < cap) {
@@ -195,6 +196,27 @@ TEST_F(BottleneckStrategyTest, ProfilingStaysWithinTenPercentOfTheWallClock) {
   EXPECT_LE(bottleneck.stats().profiled, 2u);
   EXPECT_LE(bottleneck.stats().profile_s, 0.10 * *profiler.clock_s);
   EXPECT_EQ(profiler.asked.size(), bottleneck.stats().profiled);
+}
+
+TEST_F(BottleneckStrategyTest, WithAPlanTheBudgetIsSpentEarlyAndStaysWithinTenPercentOfIt) {
+  // A search planned for 80 evaluations at a second each may profile for 8 s: two profiles of
+  // 3 s, the first as soon as a batch is measured rather than after 30 s.
+  FakeProfiler profiler({"TY"}, 3.0);
+  profiler.clock_s = 0.0;
+  BottleneckStrategy bottleneck(2);
+  replay(bottleneck, &profiler, 80, &profiler, 80);
+  EXPECT_EQ(bottleneck.stats().profiled, 2u);
+  EXPECT_LE(bottleneck.stats().profile_s, 0.10 * 80);
+  // The plan: the time per evaluation so far (this clock counts no profile) times 80.
+  EXPECT_GT(bottleneck.stats().planned_s, 40.0);
+  EXPECT_LE(bottleneck.stats().planned_s, 80.0);
+
+  FakeProfiler early({"TY"}, 3.0);
+  early.clock_s = 0.0;
+  BottleneckStrategy planned(2);
+  replay(planned, &early, 8, &early, 80);
+  EXPECT_EQ(planned.stats().profiled, 1u) << "profiled within the first two batches";
+  EXPECT_LE(planned.stats().elapsed_s, 8.0);
 }
 
 TEST_F(BottleneckStrategyTest, AnUnavailableProfilerIsAskedOnceAndTheSearchGoesOn) {
