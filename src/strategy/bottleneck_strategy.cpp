@@ -35,6 +35,9 @@ struct BottleneckStrategy::Impl {
   bool refused = false;
   double simulated_s = 0;  // the measurements' own times, where the profiler has no clock
   size_t observed = 0;     // results seen
+  // When the first results came in, and how many: the pace of a search is measured from there.
+  double first_results_s = 0;
+  size_t first_observed = 0;
   uint64_t planned_evaluations = 0;
   double planned_seconds = 0;
   size_t next_batch = 0;
@@ -69,13 +72,16 @@ struct BottleneckStrategy::Impl {
   double elapsed() const { return profiler->elapsed_s().value_or(simulated_s); }
 
   // The wall time the profiling budget is a share of. With a plan, the search's expected length:
-  // its planned evaluations at the mean time per evaluation so far (profiles left out), within
-  // its time limit. So the budget can be spent early, when a verdict steers most; a search that
-  // stops before its plan ends may end with a larger share.
+  // the evaluations left at the pace since the first results came in (startup and the first
+  // compiles left out: a pipelined search goes much faster once full), profiles left out,
+  // within the time limit. So the budget can be spent early, when a verdict steers most; a
+  // search that stops before its plan ends may end with a larger share.
   double budget_wall_s() const {
     const double so_far = elapsed();
-    if (planned_evaluations == 0 || observed == 0) return so_far;
-    double planned = (so_far - stats.profile_s) / observed * planned_evaluations;
+    if (planned_evaluations == 0 || observed <= first_observed) return so_far;
+    const double pace = (so_far - first_results_s - stats.profile_s) / (observed - first_observed);
+    const double left = static_cast<double>(planned_evaluations) - static_cast<double>(observed);
+    double planned = so_far + std::max(0.0, left) * pace;
     if (planned_seconds > 0) planned = std::min(planned, planned_seconds);
     return std::max(so_far, planned);
   }
@@ -132,6 +138,8 @@ void BottleneckStrategy::start(const StrategyContext& context) {
   s.refused = false;
   s.simulated_s = 0;
   s.observed = 0;
+  s.first_results_s = 0;
+  s.first_observed = 0;
   s.planned_evaluations = context.planned_evaluations;
   s.planned_seconds = context.planned_seconds;
   s.next_batch = 0;
@@ -165,6 +173,7 @@ std::vector<uint64_t> BottleneckStrategy::propose(size_t max_batch) {
 void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
   Impl& s = *impl_;
   s.model.observe(results);
+  const bool first = s.observed == 0 && !results.empty();
   for (const Measurement& m : results) {
     s.simulated_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
     ++s.observed;
@@ -180,6 +189,10 @@ void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
     if (--batch.remaining > 0) continue;
     if (batch.best) s.offer(*batch.best);
     s.batches.erase(id);
+  }
+  if (first && s.profiler != nullptr) {
+    s.first_results_s = s.elapsed();
+    s.first_observed = s.observed;
   }
 }
 

@@ -219,6 +219,33 @@ TEST_F(BottleneckStrategyTest, WithAPlanTheBudgetIsSpentEarlyAndStaysWithinTenPe
   EXPECT_LE(planned.stats().elapsed_s, 8.0);
 }
 
+TEST_F(BottleneckStrategyTest, APlanTakesThePaceAfterTheFirstResultsNotTheStartup) {
+  // A pipelined search: 5 s until the first results (startup, the first compiles), then 0.1 s
+  // per evaluation. Planned for 400 evaluations it lasts about 45 s, which leaves room for one
+  // profile of 3 s; judged by the first batch's pace (1.25 s each) it would seem to last 500 s.
+  FakeProfiler profiler({"TY"}, 3.0);
+  profiler.clock_s = 5.0;
+  BottleneckStrategy bottleneck(6);
+  StrategyContext context(problem_->space());
+  context.profiler = &profiler;
+  context.planned_evaluations = 400;
+  bottleneck.start(context);
+  std::unordered_map<uint64_t, Measurement> by_index;
+  for (const auto& m : recording_->measurements) by_index[m.config_index] = m;
+  for (int batch = 0; batch < 100; ++batch) {
+    std::vector<Measurement> results;
+    for (uint64_t index : bottleneck.propose(4)) results.push_back(by_index.at(index));
+    bottleneck.observe(results);
+    if (bottleneck.wants_idle_gpu()) {
+      bottleneck.use_idle_gpu();
+      *profiler.clock_s += 3.0;
+    }
+    *profiler.clock_s += 0.4;
+  }
+  EXPECT_EQ(bottleneck.stats().profiled, 1u);
+  EXPECT_LE(bottleneck.stats().profile_s, 0.10 * *profiler.clock_s);
+}
+
 TEST_F(BottleneckStrategyTest, AnUnavailableProfilerIsAskedOnceAndTheSearchGoesOn) {
   FakeProfiler profiler({"TY"}, 0.0);
   profiler.unavailable = true;
