@@ -88,7 +88,10 @@ int run(const std::vector<std::string>& args) {
             "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
             "  gputune search transpose --compile-only --arch sm_90\n"
             "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
-            "  mpirun --enable-recovery -n 4 gputune search transpose --mpi --devices all\n");
+            "  mpirun --enable-recovery -n 4 gputune search transpose --mpi --devices all\n"
+            "  gputune search sgemm --set m=2048,n=2048,k=2048 --strategy bottleneck --budget 2m\n"
+            "    (the model, plus ncu profiles of batch bests within 10% of the planned time,\n"
+            "    whose remedies steer it; docs/bottleneck.md)\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   SearchRequest request;
