@@ -169,7 +169,6 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   StrategyContext context = strategy_context(problem, store, result.workload,
                                              runner.device().sm_count, options.use_prior, budget);
   context.profiler = options.profiler;
-  context.compile_workers = compiles.parallelism();
   strategy->start(context);
   tracker.set_phase(SearchPhase::kCompiling);
 

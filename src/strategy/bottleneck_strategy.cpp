@@ -33,10 +33,11 @@ struct BottleneckStrategy::Impl {
   const SearchSpace* space = nullptr;
   VariantProfiler* profiler = nullptr;
   bool refused = false;
-  double simulated_s = 0;           // the measurements' own times, where the profiler has no clock
-  size_t observed = 0;              // results seen
-  double compile_s = 0, gpu_s = 0;  // the results' compile and GPU (check, timing) times
-  double compile_workers = 1;
+  double simulated_s = 0;  // the measurements' own times, where the profiler has no clock
+  size_t observed = 0;     // results seen
+  // When the first results came in, and how many: the pace of a search is measured from there.
+  double first_results_s = 0;
+  size_t first_observed = 0;
   uint64_t planned_evaluations = 0;
   double planned_seconds = 0;
   size_t next_batch = 0;
@@ -71,20 +72,14 @@ struct BottleneckStrategy::Impl {
   double elapsed() const { return profiler->elapsed_s().value_or(simulated_s); }
 
   // The wall time the profiling budget is a share of. With a plan, the search's expected length:
-  // the time so far plus the evaluations left at a pace that errs short, within the time
-  // limit. The pace is the smaller of two: the least a pipeline can take for each evaluation
-  // (the larger of its compile time spread over the compile workers and its check and timing
-  // on the GPU), which leaves out the startup and a pipeline filling, and the time so far per
-  // result, which counts results reused from the database at what they cost now. So the budget
-  // can be spent early, when a verdict steers most; a search that stops before its plan ends
-  // may end with a larger share.
+  // the evaluations left at the pace since the first results came in (startup and the first
+  // compiles left out: a pipelined search goes much faster once full), profiles left out,
+  // within the time limit. So the budget can be spent early, when a verdict steers most; a
+  // search that stops before its plan ends may end with a larger share.
   double budget_wall_s() const {
     const double so_far = elapsed();
-    if (planned_evaluations == 0 || observed == 0) return so_far;
-    const double least = std::max(compile_s / compile_workers, gpu_s) / observed;
-    // A clock counts the profiles too; the measurements' own times do not.
-    const double measuring = profiler->elapsed_s() ? so_far - stats.profile_s : so_far;
-    const double pace = std::min(least, measuring / observed);
+    if (planned_evaluations == 0 || observed <= first_observed) return so_far;
+    const double pace = (so_far - first_results_s - stats.profile_s) / (observed - first_observed);
     const double left = static_cast<double>(planned_evaluations) - static_cast<double>(observed);
     double planned = so_far + std::max(0.0, left) * pace;
     if (planned_seconds > 0) planned = std::min(planned, planned_seconds);
@@ -143,8 +138,8 @@ void BottleneckStrategy::start(const StrategyContext& context) {
   s.refused = false;
   s.simulated_s = 0;
   s.observed = 0;
-  s.compile_s = s.gpu_s = 0;
-  s.compile_workers = static_cast<double>(std::max<size_t>(1, context.compile_workers));
+  s.first_results_s = 0;
+  s.first_observed = 0;
   s.planned_evaluations = context.planned_evaluations;
   s.planned_seconds = context.planned_seconds;
   s.next_batch = 0;
@@ -178,11 +173,10 @@ std::vector<uint64_t> BottleneckStrategy::propose(size_t max_batch) {
 void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
   Impl& s = *impl_;
   s.model.observe(results);
+  const bool first = s.observed == 0 && !results.empty();
   for (const Measurement& m : results) {
     s.simulated_s += (m.compile_ms + m.check_ms + m.time_ms) / 1000;
     ++s.observed;
-    s.compile_s += m.compile_ms / 1000;
-    s.gpu_s += (m.check_ms + m.time_ms) / 1000;
     auto found = s.batch_of.find(m.config_index);
     if (found == s.batch_of.end()) continue;
     const size_t id = found->second;
@@ -195,6 +189,10 @@ void BottleneckStrategy::observe(const std::vector<Measurement>& results) {
     if (--batch.remaining > 0) continue;
     if (batch.best) s.offer(*batch.best);
     s.batches.erase(id);
+  }
+  if (first && s.profiler != nullptr) {
+    s.first_results_s = s.elapsed();
+    s.first_observed = s.observed;
   }
 }
 

@@ -48,8 +48,6 @@ struct StrategyContext {
   // spend it early on such a plan.
   uint64_t planned_evaluations = 0;
   double planned_seconds = 0;
-  // Compiles that run at once: with the GPU's share, what bounds the pace of such a plan.
-  size_t compile_workers = 1;
 };
 
 // Ask/tell search driver. An empty proposal ends the search.

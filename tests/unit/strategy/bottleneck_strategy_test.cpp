@@ -199,51 +199,30 @@ TEST_F(BottleneckStrategyTest, ProfilingStaysWithinTenPercentOfTheWallClock) {
 }
 
 TEST_F(BottleneckStrategyTest, WithAPlanTheBudgetIsSpentEarlyAndStaysWithinTenPercentOfIt) {
-  // On the measurements' own times (a replay), a search planned for 80 evaluations may profile
-  // for 8 evaluations' time: profiles of two evaluations' time each, the first as soon as the
-  // first batch is measured rather than after 20 evaluations.
-  const Trace probe = replay(*make_strategy("random", 1), nullptr, 80);
-  const double per_evaluation = probe.measure_s / 80;
-  FakeProfiler profiler({"TY"}, 2 * per_evaluation);
-  BottleneckStrategy bottleneck(2);
-  const Trace trace = replay(bottleneck, &profiler, 80, nullptr, 80);
-  EXPECT_GE(bottleneck.stats().profiled, 2u);
-  EXPECT_LE(bottleneck.stats().profile_s, 0.10 * trace.measure_s + 1e-9);
-  EXPECT_GT(bottleneck.stats().planned_s, 0.0);
-
-  BottleneckStrategy planned(2);
-  replay(planned, &profiler, 4, nullptr, 80);
-  EXPECT_EQ(planned.stats().profiled, 1u) << "profiled after the first batch";
-}
-
-TEST_F(BottleneckStrategyTest, APlanCountsReusedResultsAtWhatTheyCostNow) {
-  // Results reused from the database arrive in a millisecond each, whatever their recorded
-  // compile times say (about 60 ms each here, 25 s for 400): a search of 400 of them lasts
-  // under a second and has no room for a 1 s profile.
-  FakeProfiler profiler({"TY"}, 1.0);
+  // A search planned for 80 evaluations at a second each may profile for 8 s: two profiles of
+  // 3 s, the first as soon as a batch is measured rather than after 30 s.
+  FakeProfiler profiler({"TY"}, 3.0);
   profiler.clock_s = 0.0;
-  BottleneckStrategy bottleneck(7);
-  StrategyContext context(problem_->space());
-  context.profiler = &profiler;
-  context.planned_evaluations = 400;
-  bottleneck.start(context);
-  std::unordered_map<uint64_t, Measurement> by_index;
-  for (const auto& m : recording_->measurements) by_index[m.config_index] = m;
-  for (int batch = 0; batch < 100; ++batch) {
-    std::vector<Measurement> results;
-    for (uint64_t index : bottleneck.propose(4)) results.push_back(by_index.at(index));
-    bottleneck.observe(results);
-    *profiler.clock_s += 0.004;
-    if (bottleneck.wants_idle_gpu()) bottleneck.use_idle_gpu();
-  }
-  EXPECT_EQ(bottleneck.stats().profiled, 0u);
+  BottleneckStrategy bottleneck(2);
+  replay(bottleneck, &profiler, 80, &profiler, 80);
+  EXPECT_EQ(bottleneck.stats().profiled, 2u);
+  EXPECT_LE(bottleneck.stats().profile_s, 0.10 * 80);
+  // The plan: the time per evaluation so far (this clock counts no profile) times 80.
+  EXPECT_GT(bottleneck.stats().planned_s, 40.0);
+  EXPECT_LE(bottleneck.stats().planned_s, 80.0);
+
+  FakeProfiler early({"TY"}, 3.0);
+  early.clock_s = 0.0;
+  BottleneckStrategy planned(2);
+  replay(planned, &early, 8, &early, 80);
+  EXPECT_EQ(planned.stats().profiled, 1u) << "profiled within the first two batches";
+  EXPECT_LE(planned.stats().elapsed_s, 8.0);
 }
 
-TEST_F(BottleneckStrategyTest, APlanLeavesOutTheStartup) {
+TEST_F(BottleneckStrategyTest, APlanTakesThePaceAfterTheFirstResultsNotTheStartup) {
   // A pipelined search: 5 s until the first results (startup, the first compiles), then 0.1 s
-  // per evaluation, about what these variants' compile times take. Planned for 400 evaluations
-  // it lasts about 45 s, which leaves room for one profile of 3 s; judged by the first batch's
-  // pace (1.35 s each) it would seem to last minutes.
+  // per evaluation. Planned for 400 evaluations it lasts about 45 s, which leaves room for one
+  // profile of 3 s; judged by the first batch's pace (1.25 s each) it would seem to last 500 s.
   FakeProfiler profiler({"TY"}, 3.0);
   profiler.clock_s = 5.0;
   BottleneckStrategy bottleneck(6);
