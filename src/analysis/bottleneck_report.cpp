@@ -64,9 +64,8 @@ std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& sp
         << "); see remedies: in docs/bottleneck.md.\n";
   }
   for (const auto& [remedy, remedy_knobs] : knobs) {
-    std::vector<std::string> moves;
-    for (const RemedyKnob& knob : remedy_knobs) moves.push_back(describe_remedy_knob(knob));
-    out << "  " << remedy_description(remedy) << ": " << join(moves) << "\n";
+    out << "  " << remedy_description(remedy) << ": " << describe_remedy_knobs(remedy_knobs)
+        << "\n";
   }
   if (!a.missing.empty()) {
     out << "Missing counters (read as 0): " << join(a.missing) << "\n";

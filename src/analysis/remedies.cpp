@@ -1,7 +1,5 @@
 #include "analysis/remedies.h"
 
-#include <algorithm>
-
 #include "transforms/generic_transform.h"
 
 namespace gputune {
@@ -9,20 +7,15 @@ namespace gputune {
 std::vector<RemedyKnob> knobs_for(const Spec& spec, Remedy remedy) {
   const std::string name = remedy_name(remedy);
   std::vector<RemedyKnob> knobs;
-  auto add = [&knobs](const RemedyKnob& knob) {
-    const bool known = std::any_of(knobs.begin(), knobs.end(),
-                                   [&](const RemedyKnob& k) { return k.name == knob.name; });
-    if (!known) knobs.push_back(knob);
-  };
   for (const auto& [annotated, parameters] : spec.remedies) {
     if (annotated != name) continue;
-    for (const auto& parameter : parameters) add(parse_remedy_knob(parameter));
+    for (const auto& parameter : parameters) add_remedy_knob(knobs, parse_remedy_knob(parameter));
   }
   for (const auto& transform : spec.transforms) {
     const GenericTransform* generic = find_generic_transform(transform.name);
     // A transform with a single value is fixed in this space: no knob to turn.
     if (generic && generic->remedy == name && transform.values.size() > 1) {
-      add({transform.name, KnobDirection::kEither});
+      add_remedy_knob(knobs, {transform.name, KnobDirection::kEither});
     }
   }
   return knobs;

@@ -1,5 +1,9 @@
 #include "core/remedy.h"
 
+#include <algorithm>
+
+#include "core/text.h"
+
 namespace gputune {
 namespace {
 
@@ -79,6 +83,18 @@ std::string describe_remedy_knob(const RemedyKnob& knob) {
       break;
   }
   return "change " + knob.name;
+}
+
+std::string describe_remedy_knobs(const std::vector<RemedyKnob>& knobs) {
+  std::vector<std::string> moves;
+  for (const RemedyKnob& knob : knobs) moves.push_back(describe_remedy_knob(knob));
+  return join(moves);
+}
+
+void add_remedy_knob(std::vector<RemedyKnob>& knobs, const RemedyKnob& knob) {
+  const bool known = std::any_of(knobs.begin(), knobs.end(),
+                                 [&](const RemedyKnob& k) { return k.name == knob.name; });
+  if (!known) knobs.push_back(knob);
 }
 
 }  // namespace gputune

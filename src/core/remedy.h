@@ -38,5 +38,8 @@ struct RemedyKnob {
 };
 RemedyKnob parse_remedy_knob(const std::string& annotated);  // "+UNROLL" -> {UNROLL, kRaise}
 std::string describe_remedy_knob(const RemedyKnob& knob);    // "raise UNROLL", "change WX"
+std::string describe_remedy_knobs(const std::vector<RemedyKnob>& knobs);  // "raise TM, lower BM"
+// Appends `knob` unless `knobs` holds one of its name: the first way a knob is named wins.
+void add_remedy_knob(std::vector<RemedyKnob>& knobs, const RemedyKnob& knob);
 
 }  // namespace gputune

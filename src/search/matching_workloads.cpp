@@ -7,19 +7,35 @@
 
 namespace gputune {
 
+namespace {
+
+// A spec's hashes, taken once for many workloads (the measurement hash parses the text).
+struct SpecHashes {
+  explicit SpecHashes(const Spec& spec)
+      : spec(spec.spec_hash()), source(spec.source_hash()), measurement(spec.measurement_hash()) {}
+  std::string spec, source, measurement;
+};
+
+bool measured_as(const SpecHashes& hashes, const WorkloadKey& key) {
+  if (key.source_hash != hashes.source) return false;
+  if (key.spec_hash == hashes.spec) return true;
+  return !key.spec_text.empty() && measurement_hash_of(key.spec_text) == hashes.measurement;
+}
+
+}  // namespace
+
 bool measures_as(const Spec& spec, const WorkloadKey& key) {
-  if (key.source_hash != spec.source_hash()) return false;
-  if (key.spec_hash == spec.spec_hash()) return true;
-  return !key.spec_text.empty() && measurement_hash_of(key.spec_text) == spec.measurement_hash();
+  return measured_as(SpecHashes(spec), key);
 }
 
 std::vector<WorkloadSummary> workloads_measured_as(const Store& store, const Spec& spec,
                                                    const std::string& problem_json) {
+  const SpecHashes hashes(spec);
   std::vector<WorkloadSummary> out;
   for (WorkloadSummary& w : store.workloads("", problem_json)) {
-    if (measures_as(spec, w.key)) out.push_back(std::move(w));
+    if (measured_as(hashes, w.key)) out.push_back(std::move(w));
   }
-  const std::string exact = spec.spec_hash();
+  const std::string& exact = hashes.spec;
   std::stable_partition(out.begin(), out.end(),
                         [&](const WorkloadSummary& w) { return w.key.spec_hash == exact; });
   return out;

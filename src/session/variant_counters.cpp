@@ -78,11 +78,7 @@ VariantProfile variant_profile(const Spec& spec, const std::map<std::string, dou
   profile.ok = true;
   profile.step = step_name(analysis.step);
   for (const auto& [remedy, knobs] : knobs_for(spec, analysis.remedies)) {
-    for (const RemedyKnob& knob : knobs) {
-      const bool known = std::any_of(profile.knobs.begin(), profile.knobs.end(),
-                                     [&](const RemedyKnob& k) { return k.name == knob.name; });
-      if (!known) profile.knobs.push_back(knob);
-    }
+    for (const RemedyKnob& knob : knobs) add_remedy_knob(profile.knobs, knob);
   }
   return profile;
 }

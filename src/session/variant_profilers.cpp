@@ -70,10 +70,7 @@ class CountingProfiler : public SearchProfiler {
       if (measured.median_ms() < fastest_ms_) {
         fastest_ms_ = measured.median_ms();
         fastest_step_ = profile.step;
-        fastest_remedy_.clear();
-        for (const RemedyKnob& knob : profile.knobs) {
-          fastest_remedy_ += (fastest_remedy_.empty() ? "" : ", ") + describe_remedy_knob(knob);
-        }
+        fastest_remedy_ = describe_remedy_knobs(profile.knobs);
       }
     } else {
       message_ = profile.message;
