@@ -24,6 +24,9 @@ struct AnalyzeRequest {
   double timeout_s = 120;  // the watchdog of the profiled launch
   std::string ncu;         // ncu's path; empty: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin
   std::string self;        // this program, which ncu runs as `self profile-launch ...`
+  // "ncu": Nsight Compute runs a launcher program; "cupti": CUPTI's range profiler in a GPU
+  // worker, as a search profiles (no SASS-patched branch counts).
+  std::string profiler = "ncu";
 };
 
 struct AnalysisOutcome {

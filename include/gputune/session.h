@@ -33,6 +33,9 @@ struct SearchRequest {
   std::string replay;
   std::optional<std::string> db;  // unset: gputune.db, or an in-memory database with replay
   std::string strategy;           // empty: the spec's, else brute_force
+  // Where --strategy bottleneck's counters come from: "cupti" (CUPTI's range profiler in the
+  // GPU worker), "ncu" (Nsight Compute, a program of its own) or "auto" (CUPTI, else ncu).
+  std::string profiler = "auto";
   std::string budget;             // "100", "90s", "10m", "none"; empty: the spec's
   std::optional<uint64_t> seed;   // unset: the spec's
   bool force = false;             // measure again what the database already has

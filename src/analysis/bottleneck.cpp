@@ -106,6 +106,23 @@ const std::vector<std::string>& bottleneck_metrics() {
   return metrics;
 }
 
+std::vector<std::pair<std::string, std::string>> range_profiler_metrics() {
+  const std::string sass = "smsp__sass_inst_executed_op_";
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& metric : bottleneck_metrics()) {
+    if (metric.rfind("launch__", 0) == 0 || metric.rfind("device__attribute_", 0) == 0 ||
+        metric == kTheoretical || metric == kUniform || metric == kDivergent) {
+      continue;
+    }
+    if (metric.rfind(sass, 0) == 0) {
+      out.emplace_back("smsp__inst_executed_op_" + metric.substr(sass.size()), metric);
+    } else {
+      out.emplace_back(metric, metric);
+    }
+  }
+  return out;
+}
+
 // Global (DRAM) load latency in cycles, from published microbenchmarks: Jia et al., "Dissecting
 // the NVIDIA Volta GPU architecture via microbenchmarking" (2018) and "... Turing T4 ..." (2019)
 // for sm_70 and sm_75; Luo et al., "Benchmarking and dissecting the Nvidia Hopper GPU

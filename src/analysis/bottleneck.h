@@ -14,6 +14,14 @@ using CounterValues = std::map<std::string, double>;
 // The metrics the classifier reads; what `gputune analyze` asks the profiler for.
 const std::vector<std::string>& bottleneck_metrics();
 
+// The same metrics as CUPTI's range profiler collects them, as (collected, reported) pairs:
+// ncu counts instructions by operation through SASS patching (smsp__sass_*), the range
+// profiler takes the hardware's count of the same executed warp instructions. ncu's launch__
+// and device__attribute_ values and the theoretical occupancy are not counters: the profiling
+// process adds them itself (run/launch_counters.h). Branch targets exist only through SASS
+// patching, so they are left out (the report shows them as missing).
+std::vector<std::pair<std::string, std::string>> range_profiler_metrics();
+
 // Global-memory latency in cycles that the required occupancy assumes, by compute capability
 // (docs/bottleneck.md gives the sources); 600, the middle of the method's 400-800, when unknown.
 double memory_latency_cycles(int cc_major, int cc_minor);

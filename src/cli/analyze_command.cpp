@@ -47,6 +47,10 @@ int run(const std::vector<std::string>& args) {
       "seconds the profiled launch may take, ncu's replays included")(
       "ncu", po::value<std::string>()->default_value(""),
       "ncu's path (default: $GPUTUNE_NCU, PATH, $CUDA_HOME/bin)")(
+      "profiler", po::value<std::string>()->default_value("ncu"),
+      "ncu (Nsight Compute, a launcher program of its own) or cupti (CUPTI's range profiler in "
+      "a GPU worker, as searches profile: much quicker, without SASS-patched branch counts); "
+      "one variant only")(
       "all", "every measured ok variant of the workload in --db, fastest first")(
       "top", po::value<size_t>(), "the N fastest measured ok variants")(
       "configs", po::value<std::string>(),
@@ -69,6 +73,7 @@ int run(const std::vector<std::string>& args) {
             "  gputune analyze transpose --baseline\n"
             "  gputune analyze sgemm --best --db runs.db\n"
             "  gputune analyze transpose --config PAD=1 --json\n"
+            "  gputune analyze transpose --config PAD=0 --profiler cupti\n"
             "  gputune analyze sgemm --set m=1024,n=1024,k=1024 --all --db runs.db\n"
             "  gputune analyze sgemm --top 20 --batch 10 --db runs.db\n"
             "  gputune analyze sgemm --all --unprofiled --db runs.db   # resume\n");
@@ -95,6 +100,16 @@ int run(const std::vector<std::string>& args) {
   request.timeout_s = vm["timeout"].as<double>();
   request.ncu = vm["ncu"].as<std::string>();
   request.self = self_path();
+  request.profiler = vm["profiler"].as<std::string>();
+  if (request.profiler != "ncu" && request.profiler != "cupti") {
+    std::cerr << "gputune analyze: --profiler " << request.profiler << ": expected ncu or cupti\n";
+    return EX_USAGE;
+  }
+  if (request.profiler == "cupti" && manies > 0) {
+    std::cerr << "gputune analyze: --profiler cupti profiles one variant; --all, --top and "
+                 "--configs profile with ncu\n";
+    return EX_USAGE;
+  }
   if (manies > 0) {
     AnalyzeManyRequest many;
     many.base = request;

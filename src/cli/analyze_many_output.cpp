@@ -64,6 +64,7 @@ nlohmann::json analysis_json(const AnalysisOutcome& outcome) {
           {"knobs", outcome.knobs},
           {"counters", outcome.counters},
           {"profile_s", outcome.profile_s},
+          {"source", outcome.source},
           {"stored", outcome.stored}};
 }
 

@@ -28,6 +28,10 @@ int run(const std::vector<std::string>& args) {
   auto add = options.add_options();
   add("strategy", po::value<std::string>(),
       ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str());
+  add("profiler", po::value<std::string>()->default_value("auto"),
+      "where --strategy bottleneck's counters come from: cupti (CUPTI's range profiler in the "
+      "GPU worker, tenths of a second a variant), ncu (Nsight Compute, a program of its own, "
+      "seconds a variant) or auto (CUPTI, else ncu)");
   add("budget", po::value<std::string>(),
       "evaluations (100), time (90s, 10m, 2h), or none to lift the spec's; stored "
       "evaluations count too");
@@ -90,12 +94,13 @@ int run(const std::vector<std::string>& args) {
             "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
             "  mpirun --enable-recovery -n 4 gputune search transpose --mpi --devices all\n"
             "  gputune search sgemm --set m=2048,n=2048,k=2048 --strategy bottleneck --budget 2m\n"
-            "    (the model, plus ncu profiles of batch bests within 10% of the planned time,\n"
-            "    whose remedies steer it; docs/bottleneck.md)\n");
+            "    (the model, plus profiles of batch bests (CUPTI, else ncu) within 10% of the\n"
+            "    planned time, whose remedies steer it; docs/bottleneck.md)\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   SearchRequest request;
   if (vm.count("strategy")) request.strategy = vm["strategy"].as<std::string>();
+  request.profiler = vm["profiler"].as<std::string>();
   if (vm.count("budget")) request.budget = vm["budget"].as<std::string>();
   if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
   request.force = vm.count("force");

@@ -59,21 +59,30 @@ SmLimits sm_limits(const DeviceInfo& device) {
   return limits;
 }
 
-int resident_blocks(const BlockUsage& usage, const SmLimits& limits) {
+BlockLimits block_limits(const BlockUsage& usage, const SmLimits& limits) {
   const int threads = usage.threads > 0 ? usage.threads : 256;
   const int warps = (threads + 31) / 32;
-  int blocks = std::min(limits.blocks, limits.threads / (warps * 32));
+  BlockLimits out;
+  out.blocks = limits.blocks;
+  out.warps = limits.threads / (warps * 32);
+  out.registers = limits.blocks;
   if (usage.registers > 0) {
     const int granularity = std::max(limits.register_granularity, 1);
     const int registers_per_warp =
         (usage.registers * 32 + granularity - 1) / granularity * granularity;
-    blocks = std::min(blocks, limits.registers / (registers_per_warp * warps));
+    out.registers = limits.registers / (registers_per_warp * warps);
   }
+  out.shared_memory = limits.blocks;
   if (usage.shared_bytes > 0) {
-    blocks = std::min(blocks, limits.shared_bytes /
-                                  (usage.shared_bytes + limits.reserved_shared_bytes_per_block));
+    out.shared_memory =
+        limits.shared_bytes / (usage.shared_bytes + limits.reserved_shared_bytes_per_block);
   }
-  return std::max(blocks, 0);
+  return out;
+}
+
+int resident_blocks(const BlockUsage& usage, const SmLimits& limits) {
+  const BlockLimits by = block_limits(usage, limits);
+  return std::max(std::min({by.blocks, by.warps, by.registers, by.shared_memory}), 0);
 }
 
 double warp_occupancy(const BlockUsage& usage, const SmLimits& limits) {

@@ -18,7 +18,14 @@ SmLimits documented_sm_limits(int cc_major, int cc_minor);
 // The device's reported limits, each one it lacks taken from documented_sm_limits().
 SmLimits sm_limits(const DeviceInfo& device);
 
-// Blocks resident on one SM; 0 when one block does not fit (too many registers or too much
+// Blocks one SM would hold by each of its limits alone (Nsight Compute's
+// launch__occupancy_limit_*); a resource the block does not use allows `blocks`.
+struct BlockLimits {
+  int registers = 0, shared_memory = 0, warps = 0, blocks = 0;
+};
+BlockLimits block_limits(const BlockUsage& usage, const SmLimits& limits);
+
+// Blocks resident on one SM, the least of block_limits(); 0 when one block does not fit (too many registers or too much
 // shared memory).
 int resident_blocks(const BlockUsage& usage, const SmLimits& limits);
 

@@ -33,6 +33,8 @@ enum : uint32_t {
   kBandwidthResult = 7,
   kPhase = 8,   // worker: the SearchPhase it enters
   kOutput = 9,  // worker, before a kResult: a piece of a checked run's output (host check)
+  kProfile = 10,  // driver: a candidate and the metrics to collect of it
+  kProfileResult = 11,
 };
 
 // An output larger than a frame goes in pieces.
@@ -99,22 +101,69 @@ bool send_phase(int fd, SearchPhase phase) {
   return ipc::write_frame(fd, kPhase, w.data());
 }
 
-// A frame as the worker reads it, with the candidate of a kRun or kReference decoded.
+// A frame as the worker reads it, with the candidate of a kRun, kReference or kProfile decoded.
 struct Frame {
   uint32_t type = 0;
   Candidate candidate;
+  std::vector<RangeMetric> metrics;  // of a kProfile
 };
+
+void put_metrics(wire::Writer& w, const std::vector<RangeMetric>& metrics) {
+  std::vector<std::string> collect, report;
+  for (const RangeMetric& metric : metrics) {
+    collect.push_back(metric.collect);
+    report.push_back(metric.report);
+  }
+  w.strings(collect).strings(report);
+}
+
+void put_counters(wire::Writer& w, const RangeCounters& counters) {
+  w.u64(counters.ok).str(counters.message).u64(counters.unavailable).u64(counters.context_lost);
+  w.str(counters.source).u64(counters.launches.size());
+  for (const auto& launch : counters.launches) {
+    std::vector<std::string> names;
+    std::vector<double> values;
+    for (const auto& [name, value] : launch) {
+      names.push_back(name);
+      values.push_back(value);
+    }
+    w.strings(names).doubles(values);
+  }
+}
+
+RangeCounters get_counters(wire::Reader& r) {
+  RangeCounters counters;
+  counters.ok = r.u64() != 0;
+  counters.message = r.str();
+  counters.unavailable = r.u64() != 0;
+  counters.context_lost = r.u64() != 0;
+  counters.source = r.str();
+  const uint64_t launches = r.u64();
+  for (uint64_t i = 0; i < launches; ++i) {
+    const std::vector<std::string> names = r.strings();
+    const std::vector<double> values = r.doubles();
+    auto& launch = counters.launches.emplace_back();
+    for (size_t k = 0; k < names.size() && k < values.size(); ++k) launch[names[k]] = values[k];
+  }
+  return counters;
+}
 
 // False when the socket closed. Throws Error for a frame it cannot decode.
 bool read_worker_frame(int fd, Frame* frame) {
   std::string payload;
   if (!ipc::read_frame(fd, &frame->type, &payload)) return false;
-  if (frame->type == kRun || frame->type == kReference) {
+  if (frame->type == kRun || frame->type == kReference || frame->type == kProfile) {
     wire::Reader reader(payload);
     wire::get(reader, &frame->candidate.variant);
     wire::get(reader, &frame->candidate.kernel);
     frame->candidate.race.cut_above_ms = reader.f64();
     frame->candidate.race.min_samples = static_cast<int>(reader.i64());
+    if (frame->type == kProfile) {
+      const std::vector<std::string> collect = reader.strings(), report = reader.strings();
+      for (size_t i = 0; i < collect.size() && i < report.size(); ++i) {
+        frame->metrics.push_back({collect[i], report[i]});
+      }
+    }
   }
   return true;
 }
@@ -155,6 +204,13 @@ int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
       if (frame.type == kBandwidth) {
         reply.f64(runner->measure_copy_bandwidth());
         if (!ipc::write_frame(fd, kBandwidthResult, reply.data())) return 0;
+        continue;
+      }
+      if (frame.type == kProfile) {
+        const RangeCounters counters = runner->profile(frame.candidate, frame.metrics);
+        put_counters(reply, counters);
+        if (!ipc::write_frame(fd, kProfileResult, reply.data())) return 0;
+        if (counters.context_lost) _exit(0);  // as after a variant's sticky error
         continue;
       }
       const uint32_t type = frame.type;
@@ -633,6 +689,59 @@ double ProcessRunner::measure_copy_bandwidth() {
   w.state = state;
   wire::Reader reader(payload);
   return reader.f64();
+}
+
+RangeCounters ProcessRunner::profile(const Candidate& candidate,
+                                     const std::vector<RangeMetric>& metrics, double timeout_s) {
+  Impl& p = *impl_;
+  Impl::Worker* w = nullptr;
+  for (auto& worker : p.workers) {
+    if ((worker.state == Impl::State::kIdle || worker.state == Impl::State::kReady) &&
+        worker.jobs.empty()) {
+      w = &worker;
+      break;
+    }
+  }
+  RangeCounters out;
+  if (w == nullptr) {
+    out.message = "no GPU worker is idle to profile on";
+    return out;
+  }
+  wire::Writer message;
+  put_candidate(message, candidate);
+  put_metrics(message, metrics);
+  const auto started = Clock::now();
+  const Impl::State state = w->state;
+  try {
+    p.send(w, kProfile, message.data());
+    w->deadline = Impl::after(timeout_s);
+    std::string payload;
+    if (p.await(w, &payload) != kProfileResult) {
+      throw Error(ErrorCode::kInternal, p.name(*w) + " did not answer the profile request");
+    }
+    wire::Reader reader(payload);
+    out = get_counters(reader);
+    w->state = state;
+    if (out.context_lost) {  // the worker exits after saying so: a new one takes over
+      ipc::kill_child(&w->child);
+      ++p.stats.restarts;
+      p.start(w);
+    }
+    return out;
+  } catch (const Error& e) {
+    // Like a variant's crash or hang, this costs the profile, not the search: a new worker.
+    const double ran = std::chrono::duration<double>(Clock::now() - started).count();
+    ipc::kill_child(&w->child);
+    out = RangeCounters{};
+    out.message = ran >= timeout_s
+                      ? "the profile took longer than " + seconds_text(timeout_s) +
+                            "; its worker process was killed and replaced"
+                      : std::string("the profile ended its worker process (") + e.what() +
+                            "); it was replaced";
+    ++p.stats.restarts;
+    p.start(w);
+    return out;
+  }
 }
 
 std::vector<Measurement> ProcessRunner::run(const std::vector<Candidate>& batch) {

@@ -86,6 +86,12 @@ class ProcessRunner : public AsyncRunner {
   uint64_t submit(Candidate candidate) override;
   std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) override;
 
+  // Hardware counters of one run of the candidate's launches (Runner::profile) on an idle
+  // worker; the GPU does nothing else meanwhile. A profile that crashes its worker or outlives
+  // `timeout_s` costs the profile (the result says why) and the worker, which is replaced.
+  RangeCounters profile(const Candidate& candidate, const std::vector<RangeMetric>& metrics,
+                        double timeout_s);
+
   PhaseListener set_phase_listener(PhaseListener listener);  // returns the one it replaces
   double limit_s() const;  // what the watchdog allows the next variant
   const ProcessRunnerStats& stats() const;

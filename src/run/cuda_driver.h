@@ -90,6 +90,7 @@ class Context {
   // a sticky error. Every resource of the old context must be released first.
   void reset();
   CUdevice device() const { return device_; }
+  CUcontext get() const { return context_; }
   int attribute(CUdevice_attribute attribute) const;
 
  private:

@@ -14,6 +14,7 @@
 #include "run/cuda_driver.h"
 #include "run/device_fill.h"
 #include "run/host_buffers.h"
+#include "run/launch_counters.h"
 #include "run/launch_limits.h"
 #include "run/output_check.h"
 #include "run/runner.h"
@@ -182,6 +183,69 @@ class GpuRunner : public Runner {
     return std::exchange(checked_outputs_, {});
   }
 
+  RangeCounters profile(const Candidate& candidate,
+                        const std::vector<RangeMetric>& metrics) override {
+    throw_if_lost();
+    RangeCounters out;
+    if (!candidate.kernel.ok) {
+      out.message = "the variant did not compile";
+      return out;
+    }
+    context_->make_current();
+    if (!range_profiler_) range_profiler_ = std::make_unique<RangeProfiler>(device_.ordinal, context_->get());
+    if (!range_profiler_->unavailable_reason().empty()) {
+      out.unavailable = true;
+      out.message = range_profiler_->unavailable_reason();
+      return out;
+    }
+    try {
+      cuda::Module module;
+      std::vector<CUfunction> functions;
+      Prepared prepared;
+      Measurement m;
+      if (!load(candidate, &module, &functions, &prepared, &m)) {
+        out.message = m.message;
+        return out;
+      }
+      prepare_outputs(/*poison=*/false);
+      state_->stream.synchronize();
+      out = range_profiler_->profile(metrics, [&]() {
+        const CUresult launched = launch_all(prepared);
+        if (launched != CUDA_SUCCESS) return launched;
+        try {
+          state_->stream.synchronize("kernel execution");
+        } catch (const cuda::CudaError& e) {
+          return e.result();
+        }
+        return CUDA_SUCCESS;
+      });
+      if (out.ok) {
+        const Prepared::Call& first = prepared.calls.front();
+        const Launch& l = *first.launch;
+        LaunchShape shape;
+        shape.threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
+        shape.registers = cuda::function_attribute(first.function, CU_FUNC_ATTRIBUTE_NUM_REGS);
+        shape.shared_bytes =
+            cuda::function_attribute(first.function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) +
+            static_cast<int>(l.dynamic_shared_bytes);
+        for (const auto& [name, value] : launch_counters(device_, shape)) {
+          out.launches.front().emplace(name, value);
+        }
+      }
+    } catch (const cuda::CudaError& e) {
+      out.ok = false;
+      out.message = e.what();
+      out.context_lost = cuda::is_sticky(e.result());
+    }
+    if (out.context_lost) {
+      Measurement failed;
+      failed.config = candidate.variant.config;
+      failed.message = out.message;
+      recover(failed);
+    }
+    return out;
+  }
+
  private:
   void setup_device() {
     state_ = std::make_unique<DeviceState>();
@@ -299,6 +363,7 @@ class GpuRunner : public Runner {
   // 580 driver refuses this (the whole process stays poisoned, as its documentation says), so
   // failing is expected: the runner is then lost, and only a new process can go on.
   void recover(const Measurement& failed) {
+    range_profiler_.reset();
     state_.reset();
     try {
       context_->reset();
@@ -414,18 +479,20 @@ class GpuRunner : public Runner {
     return "";
   }
 
-  // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
-  void evaluate(const Candidate& candidate, bool is_reference, Measurement* m) {
+  // Loads the candidate's module and readies its launches; false (with m's status and
+  // message) for a variant that cannot run. A CUDA failure propagates as CudaError.
+  bool load(const Candidate& candidate, cuda::Module* module, std::vector<CUfunction>* functions,
+            Prepared* prepared, Measurement* m) {
     const Variant& v = candidate.variant;
     auto fail = [m](Status status, const std::string& message) {
       m->status = status;
       m->message = message;
+      return false;
     };
 
-    cuda::Module module;
     CUresult result = CUDA_SUCCESS;
-    if (!take_prefetched(candidate, &module, &result)) {
-      result = cuda::Module::load(candidate.kernel.image, &module);
+    if (!take_prefetched(candidate, module, &result)) {
+      result = cuda::Module::load(candidate.kernel.image, module);
     }
     if (result != CUDA_SUCCESS) {
       if (!is_image_error(result)) throw cuda::CudaError(result, "cuModuleLoadData");
@@ -433,20 +500,54 @@ class GpuRunner : public Runner {
                                              " (compiled for another architecture?)");
     }
     const CompiledKernel& kernel = candidate.kernel;
-    std::vector<CUfunction> functions;
     for (const std::string& name : kernel.lowered_names) {
       CUfunction function = nullptr;
-      result = module.function(name, &function);
+      result = module->function(name, &function);
       if (result != CUDA_SUCCESS) {
         return fail(Status::kCompileError,
                     "no kernel '" + name + "' in the module: " + cuda::cuda_error_name(result));
       }
-      functions.push_back(function);
+      functions->push_back(function);
     }
 
-    if (std::string why = upload_constants(module); !why.empty()) {
+    if (std::string why = upload_constants(*module); !why.empty()) {
       return fail(Status::kCompileError, why);
     }
+
+    for (const Launch& launch : v.launches) {
+      if (launch.kernel >= functions->size()) {
+        throw Error(ErrorCode::kInternal, "a launch names kernel " + std::to_string(launch.kernel) +
+                                              " of " + std::to_string(functions->size()) +
+                                              " compiled");
+      }
+      Prepared::Call& call = prepared->calls.emplace_back();
+      call.launch = &launch;
+      call.function = (*functions)[launch.kernel];
+      if (std::string why = fit_launch(*context_, call.function, launch); !why.empty()) {
+        if (v.launches.size() > 1) {
+          why = v.kernel_name_expressions[launch.kernel] + " (launch " +
+                std::to_string(prepared->calls.size()) + "): " + why;
+        }
+        return fail(Status::kResourceExceeded, why);
+      }
+      for (size_t a : launch.arguments) call.slots.push_back(argument_slot(a, v));
+    }
+    for (Prepared::Call& call : prepared->calls) {
+      for (uint64_t& slot : call.slots) call.params.push_back(&slot);
+    }
+    return true;
+  }
+
+  // Fills m; a CUDA failure propagates as CudaError, which measure() turns into the Status.
+  void evaluate(const Candidate& candidate, bool is_reference, Measurement* m) {
+    auto fail = [m](Status status, const std::string& message) {
+      m->status = status;
+      m->message = message;
+    };
+    cuda::Module module;
+    std::vector<CUfunction> functions;
+    Prepared prepared;
+    if (!load(candidate, &module, &functions, &prepared, m)) return;
 
     // ptxas's log says what a kernel uses; where it did not (an unparsed log), the loaded
     // functions do.
@@ -464,33 +565,10 @@ class GpuRunner : public Runner {
       }
     }
 
-    Prepared prepared;
-    for (const Launch& launch : v.launches) {
-      if (launch.kernel >= functions.size()) {
-        throw Error(ErrorCode::kInternal, "a launch names kernel " + std::to_string(launch.kernel) +
-                                              " of " + std::to_string(functions.size()) +
-                                              " compiled");
-      }
-      Prepared::Call& call = prepared.calls.emplace_back();
-      call.launch = &launch;
-      call.function = functions[launch.kernel];
-      if (std::string why = fit_launch(*context_, call.function, launch); !why.empty()) {
-        if (v.launches.size() > 1) {
-          why = v.kernel_name_expressions[launch.kernel] + " (launch " +
-                std::to_string(prepared.calls.size()) + "): " + why;
-        }
-        return fail(Status::kResourceExceeded, why);
-      }
-      for (size_t a : launch.arguments) call.slots.push_back(argument_slot(a, v));
-    }
-    for (Prepared::Call& call : prepared.calls) {
-      for (uint64_t& slot : call.slots) call.params.push_back(&slot);
-    }
-
     prepare_outputs(/*poison=*/true);
     state_->busy_start.record(state_->stream.get());
     if (timing_.profile_checked_run) cuda::profiler_start();
-    result = launch_all(prepared);
+    CUresult result = launch_all(prepared);
     if (timing_.profile_checked_run) cuda::profiler_stop();
     if (result == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || result == CUDA_ERROR_INVALID_VALUE) {
       return fail(Status::kResourceExceeded, "cuLaunchKernel: " + cuda::cuda_error_name(result));
@@ -633,6 +711,7 @@ class GpuRunner : public Runner {
   bool has_reference_ = false;
   std::string lost_;  // why the context is gone for good; empty while it works
   Lookahead lookahead_;
+  std::unique_ptr<RangeProfiler> range_profiler_;  // made on the first profile
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "compile/reference_kernel.h"
 #include "gputune/device.h"
 #include "gputune/measurement.h"
+#include "run/range_profiler.h"
 #include "run/sampling.h"
 #include "space/problem.h"
 
@@ -43,6 +44,18 @@ class Runner {
   // argument order, handed over once; empty unless the runner keeps them (a host check) and
   // the checked run completed.
   virtual std::vector<std::vector<unsigned char>> take_checked_outputs() { return {}; }
+  // Hardware counters of one run of the candidate's launches (CUPTI's range profiler, in this
+  // process, never while timing), with what ncu adds of a launch (run/launch_counters.h) to
+  // the first launch's. Never throws for a profiler that is missing or refused.
+  virtual RangeCounters profile(const Candidate& candidate,
+                                const std::vector<RangeMetric>& metrics) {
+    (void)candidate;
+    (void)metrics;
+    RangeCounters none;
+    none.unavailable = true;
+    none.message = "this runner takes no hardware counters";
+    return none;
+  }
 };
 
 // Throws Error(kNoGpu) when no driver or no device is present. `checkers`: one compiled for

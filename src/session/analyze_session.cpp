@@ -13,6 +13,7 @@
 #include "search/search.h"
 #include "session/analysis_outcome.h"
 #include "session/config_assignments.h"
+#include "session/search_parts.h"
 #include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -45,10 +46,22 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
 
   AnalysisOutcome outcome;
   outcome.config = problem.space().json(index);
-  auto source = make_ncu_counter_source(request.ncu);
-  const CounterResult result =
-      profile_variant(*source, problem, spec_path, request.overrides, index,
-                      {request.ncu, request.self, request.device, request.timeout_s});
+  CounterResult result;
+  if (request.profiler == "cupti") {
+    SearchRequest settings;
+    settings.device = request.device;
+    auto compiler = search_parts::make_compile_pool(settings);
+    auto runner = make_process_runner(problem, {request.device},
+                                      search_parts::timing_options(settings),
+                                      *compiler, search_parts::watchdog_options(settings));
+    result = profile_variant_in_worker(*runner, *compiler, problem, index, request.timeout_s);
+  } else if (request.profiler == "ncu") {
+    auto source = make_ncu_counter_source(request.ncu);
+    result = profile_variant(*source, problem, spec_path, request.overrides, index,
+                             {request.ncu, request.self, request.device, request.timeout_s});
+  } else {
+    throw Error(ErrorCode::kUsage, "--profiler " + request.profiler + ": expected ncu or cupti");
+  }
   outcome.profile_s = result.wall_s;
   if (!result.ok) {
     outcome.message = "no counters for " + problem.space().describe(index) + ": " + result.message;

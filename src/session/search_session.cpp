@@ -348,8 +348,8 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     NcuLaunch launch;
     launch.device = devices.front();
     launch.timeout_s = 60;
-    auto profiler = make_ncu_profiler(problem, problem.spec().path, request.overrides, *store,
-                                      runner->device(), launch);
+    auto profiler = make_search_profiler(request.profiler, problem, *compiler, *runner, *store,
+                                         problem.spec().path, request.overrides, launch);
     outcome = search_and_report(problem, *runner, *compiler, *store, options, *profiler, false,
                                 progress, stop);
     outcome.db = db;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "analysis/bottleneck.h"
 #include "analysis/remedies.h"
+#include "search/search.h"
 
 namespace gputune {
 namespace {
@@ -70,6 +72,34 @@ CounterResult profile_variant(CounterSource& source, const Problem& problem,
   target.metrics = bottleneck_metrics();
   target.timeout_s = launch.timeout_s;
   return source.profile(target);
+}
+
+CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compiler,
+                                        const Problem& problem, uint64_t index, double timeout_s) {
+  const auto start = std::chrono::steady_clock::now();
+  Candidate candidate;
+  candidate.variant = problem.variant(index);
+  candidate.kernel =
+      compiler.compile(compile_request(problem, candidate.variant, runner.device().arch()));
+  std::vector<RangeMetric> metrics;
+  for (const auto& [collect, report] : range_profiler_metrics()) metrics.push_back({collect, report});
+  const RangeCounters counters = runner.profile(candidate, metrics, timeout_s);
+  CounterResult result;
+  result.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.source = counters.source;
+  result.message = counters.message;
+  result.unavailable = counters.unavailable;
+  if (!counters.ok) return result;
+  result.ok = true;
+  for (const auto& values : counters.launches) {
+    KernelCounters launch;
+    launch.kernel = candidate.variant.kernel_name_expressions.at(0);
+    launch.values = values;
+    result.launches.push_back(std::move(launch));
+  }
+  result.counters = result.launches.front();
+  return result;
 }
 
 VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters) {

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "analysis/counter_source.h"
+#include "compile/compiler.h"
 #include "gputune/session.h"
+#include "process/process_runner.h"
 #include "space/problem.h"
 #include "strategy/variant_profiler.h"
 
@@ -35,6 +37,12 @@ std::vector<std::string> profile_launch_command(const std::string& self,
 CounterResult profile_variant(CounterSource& source, const Problem& problem,
                               const std::string& spec_path, const ProblemOverrides& overrides,
                               uint64_t index, const NcuLaunch& launch);
+
+// Profiles config `index` with CUPTI's range profiler in a GPU worker of `runner` (compiled by
+// `compiler`, a cache hit when it was measured). Never throws for a missing or refused
+// profiler; a profile that crashes or hangs costs its worker, which is replaced.
+CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compiler,
+                                        const Problem& problem, uint64_t index, double timeout_s);
 
 // What counters say, in the terms of this spec's knobs: the verdict's step and the parameters
 // that address it, most direct remedy first.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "compile/compiler.h"
+#include "gputune/error.h"
 #include "search/matching_workloads.h"
 #include "search/search.h"
 #include "strategy/bottleneck_strategy.h"
@@ -19,6 +20,9 @@ using Clock = std::chrono::steady_clock;
 // start, the launcher's start, module load and input fill, and the replay passes).
 // `gputune analyze --best` on SGEMM 1024^3 took 2.2 to 2.8 s in all on an H100 (2026-11-23).
 constexpr double kFirstProfileGuessS = 2.5;
+// The same for CUPTI in the GPU worker: the replay passes of one launch, and on the first
+// profile CUPTI's own start.
+constexpr double kFirstCuptiProfileGuessS = 0.5;
 
 std::string seconds(double s) {
   std::ostringstream out;
@@ -177,6 +181,123 @@ class NcuProfiler : public CountingProfiler {
   int64_t workload_ = 0;
 };
 
+// Counters from CUPTI's range profiler in the GPU worker that measures: no program to start,
+// the module and inputs already there, so a profile costs little more than its replay passes.
+class CuptiProfiler : public CountingProfiler {
+ public:
+  CuptiProfiler(const Problem& problem, Compiler& compiler, ProcessRunner& runner, Store& store,
+                double timeout_s)
+      : problem_(problem),
+        compiler_(compiler),
+        runner_(runner),
+        store_(store),
+        timeout_s_(timeout_s),
+        start_(Clock::now()) {
+  }
+
+  std::optional<double> elapsed_s() const override {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+  double expected_cost_s(uint64_t) const override {
+    if (!unavailable_.empty()) return 0;
+    return profiled() > 0 ? mean_cost_s() : kFirstCuptiProfileGuessS;
+  }
+
+  VariantProfile profile(const Measurement& measured) override {
+    VariantProfile profile;
+    if (!unavailable_.empty()) {
+      profile.message = unavailable_;
+      profile.unavailable = true;
+      return count(measured, profile);
+    }
+    const CounterResult result =
+        profile_variant_in_worker(runner_, compiler_, problem_, measured.config_index, timeout_s_);
+    profile.cost_s = result.wall_s;
+    if (!result.ok) {
+      profile.message = result.message;
+      profile.unavailable = result.unavailable;
+      if (result.unavailable) unavailable_ = result.message;
+      return count(measured, profile);
+    }
+    profile = variant_profile(problem_.spec(), result.counters.values);
+    profile.cost_s = result.wall_s;
+    StoredCounters stored;
+    stored.source = result.source;
+    stored.wall_s = result.wall_s;
+    stored.values = result.counters.values;
+    store_.store_counters(workload(), measured.config_index,
+                          problem_.space().json(measured.config_index), stored);
+    return count(measured, profile);
+  }
+
+  const std::string& unavailable() const { return unavailable_; }
+
+ private:
+  std::string what() const override { return "CUPTI"; }
+
+  std::string why_none(double search_wall_s) const override {
+    if (!unavailable_.empty()) return "the search went on without counters: " + unavailable_;
+    const double share = BottleneckStrategyOptions{}.profile_share;
+    std::ostringstream out;
+    out << "the first profile, expected to take " << seconds(kFirstCuptiProfileGuessS)
+        << ", never fit in " << 100 * share << "% of the search's wall time ("
+        << seconds(share * search_wall_s)
+        << " at its end), or no batch of the model finished; a longer --budget leaves room";
+    return out.str();
+  }
+
+  int64_t workload() {
+    if (workload_ == 0) {
+      workload_ = workload_measured_as(store_, problem_, runner_.device(), nvrtc_version());
+    }
+    return workload_;
+  }
+
+  const Problem& problem_;
+  Compiler& compiler_;
+  ProcessRunner& runner_;
+  Store& store_;
+  double timeout_s_;
+  Clock::time_point start_;
+  std::string unavailable_;
+  int64_t workload_ = 0;
+};
+
+// CUPTI while it can; once it says it cannot here (no library, no permission), ncu.
+class CuptiThenNcuProfiler : public SearchProfiler {
+ public:
+  CuptiThenNcuProfiler(std::unique_ptr<CuptiProfiler> cupti, std::unique_ptr<SearchProfiler> ncu)
+      : cupti_(std::move(cupti)), ncu_(std::move(ncu)) {}
+
+  std::optional<double> elapsed_s() const override { return cupti_->elapsed_s(); }
+  double expected_cost_s(uint64_t index) const override {
+    return current().expected_cost_s(index);
+  }
+  VariantProfile profile(const Measurement& measured) override {
+    if (cupti_->unavailable().empty()) {
+      VariantProfile profile = cupti_->profile(measured);
+      if (profile.ok || !profile.unavailable) return profile;
+    }
+    return ncu_->profile(measured);
+  }
+  std::string summary(double search_wall_s, bool always) const override {
+    if (cupti_->unavailable().empty()) return cupti_->summary(search_wall_s, always);
+    std::string text = ncu_->summary(search_wall_s, true);
+    return text + "; CUPTI was not used: " + cupti_->unavailable();
+  }
+  size_t asked() const override { return cupti_->asked() + ncu_->asked(); }
+  size_t profiled() const override { return cupti_->profiled() + ncu_->profiled(); }
+  double spent_s() const override { return cupti_->spent_s() + ncu_->spent_s(); }
+
+ private:
+  const SearchProfiler& current() const {
+    return cupti_->unavailable().empty() ? static_cast<const SearchProfiler&>(*cupti_) : *ncu_;
+  }
+  std::unique_ptr<CuptiProfiler> cupti_;
+  std::unique_ptr<SearchProfiler> ncu_;
+};
+
 class RecordedProfiler : public CountingProfiler {
  public:
   RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters, double start_s)
@@ -228,6 +349,27 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
                                                   const DeviceInfo& device, NcuLaunch launch) {
   return std::make_unique<NcuProfiler>(problem, spec_path, overrides, store, device,
                                        std::move(launch));
+}
+
+std::unique_ptr<SearchProfiler> make_search_profiler(const std::string& kind,
+                                                     const Problem& problem, Compiler& compiler,
+                                                     ProcessRunner& runner, Store& store,
+                                                     const std::string& spec_path,
+                                                     const ProblemOverrides& overrides,
+                                                     NcuLaunch launch) {
+  if (kind == "ncu") {
+    return make_ncu_profiler(problem, spec_path, overrides, store, runner.device(),
+                             std::move(launch));
+  }
+  auto cupti = std::make_unique<CuptiProfiler>(problem, compiler, runner, store, launch.timeout_s);
+  if (kind == "cupti") return cupti;
+  if (kind != "auto") {
+    throw Error(ErrorCode::kUsage,
+                "--profiler " + kind + ": expected cupti, ncu or auto (CUPTI, else ncu)");
+  }
+  return std::make_unique<CuptiThenNcuProfiler>(
+      std::move(cupti), make_ncu_profiler(problem, spec_path, overrides, store, runner.device(),
+                                          std::move(launch)));
 }
 
 std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,

@@ -6,7 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "compile/compiler.h"
 #include "gputune/device.h"
+#include "process/process_runner.h"
 #include "session/variant_counters.h"
 #include "space/problem.h"
 #include "store/store.h"
@@ -32,6 +34,16 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
                                                   const std::string& spec_path,
                                                   const ProblemOverrides& overrides, Store& store,
                                                   const DeviceInfo& device, NcuLaunch launch);
+
+// The profiler of a live search: `kind` "cupti" (CUPTI's range profiler in the GPU worker that
+// measures), "ncu" (make_ncu_profiler) or "auto" (CUPTI, and ncu once CUPTI says it cannot
+// profile here). Throws Error(kUsage) for another kind.
+std::unique_ptr<SearchProfiler> make_search_profiler(const std::string& kind,
+                                                     const Problem& problem, Compiler& compiler,
+                                                     ProcessRunner& runner, Store& store,
+                                                     const std::string& spec_path,
+                                                     const ProblemOverrides& overrides,
+                                                     NcuLaunch launch);
 
 // What a search's profile of one variant costs beyond the counters' own share: starting ncu
 // and a launcher process (an H100, 2026-11-23: `gputune analyze --best` 2.2 to 2.8 s in all,

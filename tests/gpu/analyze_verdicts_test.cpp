@@ -1,6 +1,7 @@
 // `gputune analyze` on an H100 or H200: the bottleneck method's verdicts on kernels whose
-// bottleneck is known (docs/bottleneck.md). Skips visibly without a GPU or when ncu cannot
-// read the counters (not installed, ERR_NVGPUCTRPERM).
+// bottleneck is known (docs/bottleneck.md), with each counter source: ncu and CUPTI's range
+// profiler in a GPU worker. Skips visibly without a GPU or when the source cannot read the
+// counters (not installed, no permission).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class AnalyzeVerdicts : public ::testing::Test {
+class AnalyzeVerdicts : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (list_gpus().empty()) GTEST_SKIP() << "no GPU";
@@ -28,8 +29,9 @@ class AnalyzeVerdicts : public ::testing::Test {
 
   // The analysis as JSON, or a skip when ncu cannot profile here.
   nlohmann::json analyze(const std::string& args) {
-    const testing::CommandResult r =
-        testing::run_gputune("analyze " + args + " --json --timeout 300 --db " + db_.string());
+    const testing::CommandResult r = testing::run_gputune(
+        "analyze " + args + " --profiler " + GetParam() + " --json --timeout 300 --db " +
+        db_.string());
     nlohmann::json out = nlohmann::json::parse(r.out, nullptr, false);
     if (out.is_discarded()) {
       ADD_FAILURE() << "gputune analyze " << args << " exited " << r.exit_code << " without JSON:\n"
@@ -39,6 +41,7 @@ class AnalyzeVerdicts : public ::testing::Test {
     if (!out["profiled"].get<bool>()) {
       const std::string message = out["message"].get<std::string>();
       if (message.find("ERR_NVGPUCTRPERM") != std::string::npos ||
+          message.find("no permission") != std::string::npos ||
           message.find("not found") != std::string::npos ||
           message.find("not an executable") != std::string::npos) {
         skipped_ = message;
@@ -47,7 +50,8 @@ class AnalyzeVerdicts : public ::testing::Test {
       ADD_FAILURE() << "gputune analyze " << args << ": " << message;
       return {};
     }
-    std::cout << "[ analyze  ] " << args << ": " << out["step"].get<std::string>() << ": "
+    std::cout << "[ analyze  ] " << GetParam() << " " << args << " ("
+              << out["profile_s"].get<double>() << " s): " << out["step"].get<std::string>() << ": "
               << out["verdict"].get<std::string>() << "\n";
     return out;
   }
@@ -75,20 +79,20 @@ class AnalyzeVerdicts : public ::testing::Test {
   if (!skipped_.empty()) GTEST_SKIP() << skipped_; \
   ASSERT_FALSE(out.is_null())
 
-TEST_F(AnalyzeVerdicts, CopyIsMemoryBoundAtEightyPercentOfDramPeakOrMore) {
+TEST_P(AnalyzeVerdicts, CopyIsMemoryBoundAtEightyPercentOfDramPeakOrMore) {
   ANALYZE_OR_SKIP(out, test::source_dir() + "/tests/gpu/copy.yaml --baseline");
   EXPECT_EQ(out["step"], "global memory");
   EXPECT_EQ(out["verdict"].get<std::string>().rfind("memory bound", 0), 0u) << out["verdict"];
   EXPECT_GE(counter(out, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"), 80);
 }
 
-TEST_F(AnalyzeVerdicts, TransposeStagedWithoutPaddingHasBankConflictsAndPaddingIsTheRemedy) {
+TEST_P(AnalyzeVerdicts, TransposeStagedWithoutPaddingHasBankConflictsAndPaddingIsTheRemedy) {
   ANALYZE_OR_SKIP(out, "transpose --config SHARED=1,TILE=32,PAD=0");
   EXPECT_EQ(out["step"], "shared memory") << out["verdict"];
   EXPECT_TRUE(knob(out, "padding", "PAD")) << out["knobs"].dump();
 }
 
-TEST_F(AnalyzeVerdicts, BestSgemmIsInstructionBound) {
+TEST_P(AnalyzeVerdicts, BestSgemmIsInstructionBound) {
   ANALYZE_OR_SKIP(out,
                   "sgemm --config BM=128,BN=256,BK=16,TM=8,TN=16,WX=16,ASYNC=0,STAGES=2,PAD=4,"
                   "UNROLL=16");
@@ -102,7 +106,7 @@ TEST_F(AnalyzeVerdicts, BestSgemmIsInstructionBound) {
 // bottleneck; its LSU pipe sits at the instruction threshold (69% against 70%), so the
 // verdict is latency (none of the four) or, by a hair, instructions. The test asserts what
 // the method says and records the verdict.
-TEST_F(AnalyzeVerdicts, SgemmBaselineIsNotGlobalMemoryBoundAsTheCountersShow) {
+TEST_P(AnalyzeVerdicts, SgemmBaselineIsNotGlobalMemoryBoundAsTheCountersShow) {
   ANALYZE_OR_SKIP(out, "sgemm --baseline");
   RecordProperty("sgemm_baseline_step", out["step"].get<std::string>());
   RecordProperty("sgemm_baseline_verdict", out["verdict"].get<std::string>());
@@ -110,6 +114,9 @@ TEST_F(AnalyzeVerdicts, SgemmBaselineIsNotGlobalMemoryBoundAsTheCountersShow) {
   EXPECT_TRUE(step == "latency" || step == "instructions") << step << ": " << out["verdict"];
   EXPECT_LT(counter(out, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"), 80);
 }
+
+INSTANTIATE_TEST_SUITE_P(Profilers, AnalyzeVerdicts, ::testing::Values("ncu", "cupti"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace gputune

@@ -90,6 +90,27 @@ class ScriptedRunner : public Runner {
   }
   double measure_copy_bandwidth() override { return 3000; }
   void set_lookahead(Lookahead next) override { lookahead_ = std::move(next); }
+  // The script's hang, abort and sticky sets apply to profiles too; a profile otherwise reports
+  // each metric as the variant's index, and "pid" as the worker's process id.
+  RangeCounters profile(const Candidate& c, const std::vector<RangeMetric>& metrics) override {
+    const uint64_t i = c.variant.index;
+    if (script_.hang.count(i)) {
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    if (script_.abort.count(i)) std::abort();
+    RangeCounters out;
+    out.source = "scripted";
+    if (script_.sticky.count(i)) {
+      out.message = "the profiled launch failed: CUDA_ERROR_ILLEGAL_ADDRESS";
+      out.context_lost = true;
+      return out;
+    }
+    auto& values = out.launches.emplace_back();
+    for (const RangeMetric& metric : metrics) values[metric.report] = static_cast<double>(i);
+    values["pid"] = getpid();
+    out.ok = true;
+    return out;
+  }
 
  private:
   static Measurement base(const Candidate& c) {

@@ -340,5 +340,63 @@ TEST(ProcessRunner, OutputsWithoutAJudgeAreDropped) {
   EXPECT_EQ(results[0].status, Status::kOk);
 }
 
+// Counters come from the worker that measures, on request, between measurements.
+TEST(ProcessRunner, ProfilesInTheWorkerWithTheMetricsAsked) {
+  ProcessRunner runner({0}, scripted({}), quick_watchdog());
+  runner.set_reference(candidate(0));
+  const RangeCounters counters =
+      runner.profile(candidate(4), {{"smsp__inst_executed_op_global_ld.sum", "global loads"}}, 5);
+  ASSERT_TRUE(counters.ok) << counters.message;
+  ASSERT_EQ(counters.launches.size(), 1u);
+  EXPECT_DOUBLE_EQ(counters.launches[0].at("global loads"), 4);
+  EXPECT_EQ(counters.launches[0].count("smsp__inst_executed_op_global_ld.sum"), 0u);
+  EXPECT_EQ(static_cast<int>(counters.launches[0].at("pid")), runner.worker_pids()[0]);
+  EXPECT_EQ(runner.run({candidate(1)})[0].status, Status::kOk);  // measuring goes on
+}
+
+// Before set_reference() too: `gputune analyze --profiler cupti` measures nothing.
+TEST(ProcessRunner, ProfilesBeforeAReferenceIsSet) {
+  ProcessRunner runner({0}, scripted({}), quick_watchdog());
+  EXPECT_TRUE(runner.profile(candidate(2), {{"a", "a"}}, 5).ok);
+}
+
+TEST(ProcessRunner, AProfileThatHangsCostsTheProfileAndItsWorkerNotTheSearch) {
+  Script script;
+  script.hang = {2};
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  const int first_pid = runner.worker_pids()[0];
+  const auto start = std::chrono::steady_clock::now();
+  const RangeCounters counters = runner.profile(candidate(2), {{"a", "a"}}, 0.5);
+  EXPECT_LT(seconds_since(start), 5);
+  EXPECT_FALSE(counters.ok);
+  EXPECT_FALSE(counters.unavailable);
+  EXPECT_NE(counters.message.find("longer than"), std::string::npos) << counters.message;
+  EXPECT_NE(runner.worker_pids()[0], first_pid);
+  const auto results = runner.run({candidate(1), candidate(3)});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, Status::kOk);
+  EXPECT_EQ(results[1].status, Status::kOk);
+  EXPECT_EQ(runner.stats().restarts, 1);
+}
+
+TEST(ProcessRunner, AProfileThatCrashesOrPoisonsItsWorkerGetsANewOne) {
+  Script script;
+  script.abort = {2};
+  script.sticky = {3};
+  ProcessRunner runner({0}, scripted(script), quick_watchdog());
+  runner.set_reference(candidate(0));
+  const RangeCounters crashed = runner.profile(candidate(2), {{"a", "a"}}, 5);
+  EXPECT_FALSE(crashed.ok);
+  EXPECT_NE(crashed.message.find("replaced"), std::string::npos) << crashed.message;
+  EXPECT_EQ(runner.run({candidate(1)})[0].status, Status::kOk);
+  const RangeCounters poisoned = runner.profile(candidate(3), {{"a", "a"}}, 5);
+  EXPECT_FALSE(poisoned.ok);
+  EXPECT_TRUE(poisoned.context_lost);
+  EXPECT_EQ(runner.run({candidate(4)})[0].status, Status::kOk);
+  EXPECT_TRUE(runner.profile(candidate(5), {{"a", "a"}}, 5).ok);
+  EXPECT_EQ(runner.stats().restarts, 2);
+}
+
 }  // namespace
 }  // namespace gputune
