@@ -69,7 +69,7 @@ def test_every_search_option_is_reachable():
     for option in ("spec", "set", "db", "strategy", "budget", "seed", "force", "no_prior",
                    "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
                    "timeout_factor", "warm_cache", "max_seconds", "fast", "sampling", "compile_only",
-                   "arch", "progress"):
+                   "arch", "profiler", "progress"):
         assert option in python, option
 
 
@@ -77,3 +77,10 @@ def test_watchdog_and_timing_options_are_checked_by_the_core(repo):
     spec = os.path.join(repo, "spaces", "transpose.yaml")
     with pytest.raises(gputune.UsageError, match="--timeout-floor"):
         gputune.search(spec, timeout_floor=0, no_cache=True, progress=False)
+
+
+def test_an_unknown_profiler_is_refused_with_the_choices(repo):
+    spec = os.path.join(repo, "spaces", "transpose.yaml")
+    with pytest.raises(gputune.UsageError, match="expected cupti, ncu or auto"):
+        gputune.search(spec, strategy="bottleneck", profiler="nvprof", no_cache=True,
+                       progress=False)

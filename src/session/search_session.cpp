@@ -292,6 +292,10 @@ size_t SearchOutcome::compile_failures() const {
 
 SearchOutcome search(const SearchRequest& request, const ProgressCallback& progress,
                      const std::atomic<bool>* stop) {
+  if (request.profiler != "auto" && request.profiler != "cupti" && request.profiler != "ncu") {
+    throw Error(ErrorCode::kUsage, "--profiler " + request.profiler +
+                                       ": expected cupti, ncu or auto (CUPTI, else ncu)");
+  }
   if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
   if (!request.replay.empty()) {

@@ -37,7 +37,7 @@ std::unique_ptr<SearchProfiler> make_ncu_profiler(const Problem& problem,
 
 // The profiler of a live search: `kind` "cupti" (CUPTI's range profiler in the GPU worker that
 // measures), "ncu" (make_ncu_profiler) or "auto" (CUPTI, and ncu once CUPTI says it cannot
-// profile here). Throws Error(kUsage) for another kind.
+// profile here).
 std::unique_ptr<SearchProfiler> make_search_profiler(const std::string& kind,
                                                      const Problem& problem, Compiler& compiler,
                                                      ProcessRunner& runner, Store& store,

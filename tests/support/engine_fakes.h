@@ -26,6 +26,7 @@ struct Script {
   int sleep_ms = 0;              // every variant takes this long
   bool fail_start = false;       // the runner cannot be made (no GPU)
   bool distinct_models = false;  // each ordinal is another GPU model
+  bool no_counters = false;      // profiles say the profiler cannot run here
 };
 
 inline double now_ms() {
@@ -100,6 +101,11 @@ class ScriptedRunner : public Runner {
     if (script_.abort.count(i)) std::abort();
     RangeCounters out;
     out.source = "scripted";
+    if (script_.no_counters) {
+      out.unavailable = true;
+      out.message = "no permission to read counters (scripted)";
+      return out;
+    }
     if (script_.sticky.count(i)) {
       out.message = "the profiled launch failed: CUDA_ERROR_ILLEGAL_ADDRESS";
       out.context_lost = true;

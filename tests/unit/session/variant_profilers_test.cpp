@@ -14,6 +14,7 @@
 #include "gputune/session.h"
 #include "replay/replay.h"
 #include "spec/spec_loader.h"
+#include "support/engine_fakes.h"
 #include "support/synthetic_recording.h"
 #include "test_paths.h"
 
@@ -177,6 +178,64 @@ TEST_F(VariantProfilersTest, AnNcuSearchWithNoProfileSaysTheBudgetLeftNoRoom) {
   EXPECT_NE(summary.find("never fit in 10% of the search's wall time (2 s"), std::string::npos)
       << summary;
   EXPECT_EQ(profiler->summary(20, false), "");
+}
+
+// --profiler auto: counters from the GPU worker that measured, stored like ncu's.
+TEST_F(VariantProfilersTest, AutoProfilesInTheGpuWorkerAndStoresTheCounters) {
+  Problem problem(load_spec(spec_, {}));
+  ProcessRunner runner({0}, testing::scripted({}), testing::quick_watchdog());
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  SearchOptions options;
+  options.strategy = "brute_force";
+  options.budget_evaluations = 4;
+  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  NcuLaunch launch;
+  launch.ncu = (dir_ / "no-such-ncu").string();
+  auto profiler =
+      make_search_profiler("auto", problem, *compiler, runner, *store, spec_, {}, launch);
+  const Measurement& measured = result.evaluated.back();
+  const VariantProfile profile = profiler->profile(measured);
+  ASSERT_TRUE(profile.ok) << profile.message;
+  EXPECT_FALSE(profile.step.empty());
+  const auto stored = store->all_counters(result.workload);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored.begin()->first, measured.config_index);
+  EXPECT_EQ(stored.begin()->second.source, "scripted");
+  // The classifier's names: ncu's SASS op counts come from the hardware's.
+  EXPECT_EQ(stored.begin()->second.values.count("smsp__sass_inst_executed_op_global_ld.sum"), 1u);
+  const std::string summary = profiler->summary(10);
+  EXPECT_NE(summary.find("profiling (CUPTI): 1 of 1"), std::string::npos) << summary;
+}
+
+// Without permission for CUPTI, auto asks ncu, and says why CUPTI was not used.
+TEST_F(VariantProfilersTest, AutoTurnsToNcuWhenCuptiCannotProfile) {
+  Problem problem(load_spec(spec_, {}));
+  testing::Script script;
+  script.no_counters = true;
+  ProcessRunner runner({0}, testing::scripted(script), testing::quick_watchdog());
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  SearchOptions options;
+  options.strategy = "brute_force";
+  options.budget_evaluations = 3;
+  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
+                     << "/tests/fixtures/ncu/transpose_pad0.raw.csv'\n";
+  chmod(ncu.c_str(), 0755);
+  NcuLaunch launch;
+  launch.ncu = ncu.string();
+  launch.self = "/bin/true";
+  auto profiler =
+      make_search_profiler("auto", problem, *compiler, runner, *store, spec_, {}, launch);
+  const VariantProfile profile = profiler->profile(result.evaluated.front());
+  ASSERT_TRUE(profile.ok) << profile.message;
+  EXPECT_EQ(profile.step, "shared memory");  // the ncu fixture's verdict
+  EXPECT_EQ(store->all_counters(result.workload).begin()->second.source, "ncu");
+  const std::string summary = profiler->summary(10);
+  EXPECT_NE(summary.find("profiling (ncu): 1 of 1"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("CUPTI was not used: no permission"), std::string::npos) << summary;
 }
 
 }  // namespace
