@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -12,6 +13,7 @@
 #include "compile/compiler.h"
 #include "compile/output_checker.h"
 #include "gputune/error.h"
+#include "analysis/bottleneck.h"
 #include "process/gpu_list.h"
 #include "run/runner.h"
 #include "search/search.h"
@@ -389,6 +391,39 @@ TEST_F(GpuRunnerTest, TransposeSweep) {
       ok, results.size(), baseline.median_ms(), gbs(baseline), best->config.c_str(),
       best->median_ms(), gbs(*best), 100 * gbs(*best) / copy_gbs, copy_gbs, best->samples_ms.size(),
       best->spread());
+}
+
+// A profile runs between measurements in the worker that times: the variants measured after it
+// must still check out and time as before (a profiler left attached would replay every launch).
+TEST_F(GpuRunnerTest, ACuptiProfileLeavesLaterMeasurementsAlone) {
+  auto problem = transpose_problem("4096");
+  auto runner = gpu_runner(*problem);
+  runner->set_reference(candidate(*problem, problem->baseline_index()));
+  const Candidate padded = candidate(
+      *problem, "SHARED=1 TILE=32 PAD=1 MERGE_Y=4 VEC=1 TALL=1 STREAM=0 block_order=row");
+  const double before = runner->run({padded})[0].median_ms();
+  std::vector<RangeMetric> metrics;
+  for (const auto& [collect, report] : range_profiler_metrics()) metrics.push_back({collect, report});
+  const auto start = std::chrono::steady_clock::now();
+  const RangeCounters counters = runner->profile(padded, metrics);
+  const double first_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (counters.unavailable) GTEST_SKIP() << counters.message;
+  ASSERT_TRUE(counters.ok) << counters.message;
+  const auto again = std::chrono::steady_clock::now();
+  ASSERT_TRUE(runner->profile(padded, metrics).ok);
+  const double second_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - again).count();
+  std::printf("CUPTI profile: first %.3f s, second %.3f s (%s)\n", first_s, second_s,
+              counters.source.c_str());
+  ASSERT_EQ(counters.launches.size(), 1u);
+  EXPECT_GT(counters.launches[0].at("smsp__inst_executed.sum"), 0);
+  EXPECT_GT(counters.launches[0].at("smsp__sass_inst_executed_op_shared_ld.sum"), 0);
+  const Measurement after = runner->run({padded})[0];
+  EXPECT_EQ(after.status, Status::kOk) << after.message;
+  std::printf("median before %.4f ms, after %.4f ms\n", before, after.median_ms());
+  EXPECT_LT(after.median_ms(), 1.5 * before);
+  EXPECT_GT(after.median_ms(), before / 1.5);
 }
 
 }  // namespace
