@@ -229,6 +229,16 @@ struct RangeProfiler::Impl {
   std::vector<const char*> collected;  // into `configured`
   std::vector<std::string> reported;
   std::vector<uint8_t> image;
+  CUpti_RangeProfiler_Object* object = nullptr;  // enabled on the context, between profiles
+
+  void disable() {
+    if (object == nullptr) return;
+    auto params =
+        sized<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    params.pRangeProfilerObject = object;
+    cupti().cuptiRangeProfilerDisable(&params);
+    object = nullptr;
+  }
 };
 
 RangeProfiler::RangeProfiler(int ordinal, CUcontext context) : impl_(std::make_unique<Impl>()) {
@@ -274,6 +284,7 @@ RangeProfiler::RangeProfiler(int ordinal, CUcontext context) : impl_(std::make_u
 }
 
 RangeProfiler::~RangeProfiler() {
+  impl_->disable();
   impl_->host.reset();
   if (impl_->initialized) {
     auto params = sized<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
@@ -314,24 +325,31 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
     }
   }
 
-  auto enable = sized<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-  enable.ctx = p.context;
-  CUptiResult result = api.cuptiRangeProfilerEnable(&enable);
-  if (result != CUPTI_SUCCESS) {
-    out.unavailable = is_refusal(result);
-    out.message = out.unavailable ? refusal_text(result, "cuptiRangeProfilerEnable")
-                                  : describe(result, "cuptiRangeProfilerEnable");
-    return out;
-  }
-  CUpti_RangeProfiler_Object* object = enable.pRangeProfilerObject;
-  struct Disable {
-    CUpti_RangeProfiler_Object* object;
-    ~Disable() {
-      auto params = sized<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-      params.pRangeProfilerObject = object;
-      cupti().cuptiRangeProfilerDisable(&params);
+  // Enabled once and kept between profiles: enabling costs about half a second, and with no
+  // range started the launches run as usual (tests/gpu/gpu_runner_test.cpp times them).
+  if (p.object == nullptr) {
+    auto enable =
+        sized<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    enable.ctx = p.context;
+    const CUptiResult result = api.cuptiRangeProfilerEnable(&enable);
+    if (result != CUPTI_SUCCESS) {
+      out.unavailable = is_refusal(result);
+      out.message = out.unavailable ? refusal_text(result, "cuptiRangeProfilerEnable")
+                                    : describe(result, "cuptiRangeProfilerEnable");
+      return out;
     }
-  } disable{object};
+    p.object = enable.pRangeProfilerObject;
+  }
+  CUpti_RangeProfiler_Object* object = p.object;
+  // A profile that fails leaves no session behind: the next one starts afresh.
+  struct DisableUnlessKept {
+    Impl& p;
+    bool keep = false;
+    ~DisableUnlessKept() {
+      if (!keep) p.disable();
+    }
+  } disable{p};
+  CUptiResult result = CUPTI_SUCCESS;
 
   auto fail = [&out](CUptiResult r, const char* call) {
     out.message = describe(r, call);
@@ -409,6 +427,7 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
     return out;
   }
   out.ok = true;
+  disable.keep = true;
   return out;
 }
 

@@ -19,9 +19,9 @@ using Clock = std::chrono::steady_clock;
 // start, the launcher's start, module load and input fill, and the replay passes).
 // `gputune analyze --best` on SGEMM 1024^3 took 2.2 to 2.8 s in all on an H100 (2026-11-23).
 constexpr double kFirstProfileGuessS = 2.5;
-// `gputune analyze --profiler cupti` took 0.7 to 1.0 s on an H100 (2026-11-24): the first
-// profile in a worker starts CUPTI too; later ones in a search averaged about 0.5 s.
-constexpr double kFirstCuptiProfileGuessS = 0.8;
+// The first CUPTI profile in a worker starts CUPTI and enables its range profiler: 0.7 to
+// 1.2 s on an H100 (2026-11-24); later ones took about 0.23 s.
+constexpr double kFirstCuptiProfileGuessS = 1.0;
 
 std::string seconds(double s) {
   std::ostringstream out;
