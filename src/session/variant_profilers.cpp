@@ -91,27 +91,16 @@ class CountingProfiler : public SearchProfiler {
   std::string fastest_step_, fastest_remedy_;
 };
 
-class NcuProfiler : public CountingProfiler {
+// A profiler of a live search: counters of measured variants, classified in this spec's terms
+// and stored with their measurements. The budget's clock starts when it is made.
+class LiveProfiler : public CountingProfiler {
  public:
-  NcuProfiler(const Problem& problem, std::string spec_path, ProblemOverrides overrides,
-              Store& store, DeviceInfo device, NcuLaunch launch)
+  LiveProfiler(const Problem& problem, Store& store, DeviceInfo device, double first_guess_s)
       : problem_(problem),
-        spec_path_(std::move(spec_path)),
-        overrides_(std::move(overrides)),
         store_(store),
         device_(std::move(device)),
-        launch_(std::move(launch)),
-        source_(make_ncu_counter_source(launch_.ncu)),
-        start_(Clock::now()) {
-    unavailable_ = source_->unavailable_reason();
-    std::error_code error;
-    if (unavailable_.empty() &&
-        (spec_path_.empty() || !std::filesystem::is_regular_file(spec_path_, error))) {
-      unavailable_ =
-          "the spec has no file that gputune profile-launch could load under ncu; "
-          "write it to a YAML file and search that";
-    }
-  }
+        first_guess_s_(first_guess_s),
+        start_(Clock::now()) {}
 
   std::optional<double> elapsed_s() const override {
     return std::chrono::duration<double>(Clock::now() - start_).count();
@@ -119,7 +108,7 @@ class NcuProfiler : public CountingProfiler {
 
   double expected_cost_s(uint64_t) const override {
     if (!unavailable_.empty()) return 0;  // finding that out costs nothing
-    return profiled() > 0 ? mean_cost_s() : kFirstProfileGuessS;
+    return profiled() > 0 ? mean_cost_s() : first_guess_s_;
   }
 
   VariantProfile profile(const Measurement& measured) override {
@@ -129,93 +118,11 @@ class NcuProfiler : public CountingProfiler {
       profile.unavailable = true;
       return count(measured, profile);
     }
-    const CounterResult result =
-        profile_variant(*source_, problem_, spec_path_, overrides_, measured.config_index, launch_);
+    const CounterResult result = take(measured.config_index);
     if (!result.ok) {
       profile.message = result.message;
       profile.unavailable = result.unavailable;
       profile.cost_s = result.wall_s;
-      return count(measured, profile);
-    }
-    profile = variant_profile(problem_.spec(), result.counters.values);
-    profile.cost_s = result.wall_s;
-    StoredCounters stored;
-    stored.source = result.source;
-    stored.wall_s = result.wall_s;
-    stored.values = result.counters.values;
-    store_.store_counters(workload(), measured.config_index,
-                          problem_.space().json(measured.config_index), stored);
-    return count(measured, profile);
-  }
-
- private:
-  std::string what() const override { return "ncu"; }
-
-  std::string why_none(double search_wall_s) const override {
-    if (!unavailable_.empty()) return "the search went on without counters: " + unavailable_;
-    const double share = BottleneckStrategyOptions{}.profile_share;
-    std::ostringstream out;
-    out << "the first profile, expected to take " << seconds(kFirstProfileGuessS)
-        << ", never fit in " << 100 * share << "% of the search's wall time ("
-        << seconds(share * search_wall_s)
-        << " at its end), or no batch of the model finished; a longer --budget leaves room";
-    return out.str();
-  }
-
-  int64_t workload() {
-    if (workload_ == 0)
-      workload_ = workload_measured_as(store_, problem_, device_, nvrtc_version());
-    return workload_;
-  }
-
-  const Problem& problem_;
-  std::string spec_path_;
-  ProblemOverrides overrides_;
-  Store& store_;
-  DeviceInfo device_;
-  NcuLaunch launch_;
-  std::unique_ptr<CounterSource> source_;
-  Clock::time_point start_;
-  std::string unavailable_;
-  int64_t workload_ = 0;
-};
-
-// Counters from CUPTI's range profiler in the GPU worker that measures: no program to start,
-// the module and inputs already there, so a profile costs little more than its replay passes.
-class CuptiProfiler : public CountingProfiler {
- public:
-  CuptiProfiler(const Problem& problem, Compiler& compiler, ProcessRunner& runner, Store& store,
-                double timeout_s)
-      : problem_(problem),
-        compiler_(compiler),
-        runner_(runner),
-        store_(store),
-        timeout_s_(timeout_s),
-        start_(Clock::now()) {
-  }
-
-  std::optional<double> elapsed_s() const override {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
-
-  double expected_cost_s(uint64_t) const override {
-    if (!unavailable_.empty()) return 0;
-    return profiled() > 0 ? mean_cost_s() : kFirstCuptiProfileGuessS;
-  }
-
-  VariantProfile profile(const Measurement& measured) override {
-    VariantProfile profile;
-    if (!unavailable_.empty()) {
-      profile.message = unavailable_;
-      profile.unavailable = true;
-      return count(measured, profile);
-    }
-    const CounterResult result =
-        profile_variant_in_worker(runner_, compiler_, problem_, measured.config_index, timeout_s_);
-    profile.cost_s = result.wall_s;
-    if (!result.ok) {
-      profile.message = result.message;
-      profile.unavailable = result.unavailable;
       if (result.unavailable) unavailable_ = result.message;
       return count(measured, profile);
     }
@@ -230,16 +137,20 @@ class CuptiProfiler : public CountingProfiler {
     return count(measured, profile);
   }
 
+  // Why no profile can be taken here ("" while one can).
   const std::string& unavailable() const { return unavailable_; }
 
- private:
-  std::string what() const override { return "CUPTI"; }
+ protected:
+  virtual CounterResult take(uint64_t index) = 0;
+  const Problem& problem() const { return problem_; }
+  void set_unavailable(std::string why) { unavailable_ = std::move(why); }
 
+ private:
   std::string why_none(double search_wall_s) const override {
     if (!unavailable_.empty()) return "the search went on without counters: " + unavailable_;
     const double share = BottleneckStrategyOptions{}.profile_share;
     std::ostringstream out;
-    out << "the first profile, expected to take " << seconds(kFirstCuptiProfileGuessS)
+    out << "the first profile, expected to take " << seconds(first_guess_s_)
         << ", never fit in " << 100 * share << "% of the search's wall time ("
         << seconds(share * search_wall_s)
         << " at its end), or no batch of the model finished; a longer --budget leaves room";
@@ -247,20 +158,73 @@ class CuptiProfiler : public CountingProfiler {
   }
 
   int64_t workload() {
-    if (workload_ == 0) {
-      workload_ = workload_measured_as(store_, problem_, runner_.device(), nvrtc_version());
-    }
+    if (workload_ == 0)
+      workload_ = workload_measured_as(store_, problem_, device_, nvrtc_version());
     return workload_;
   }
 
   const Problem& problem_;
-  Compiler& compiler_;
-  ProcessRunner& runner_;
   Store& store_;
-  double timeout_s_;
+  DeviceInfo device_;
+  double first_guess_s_;
   Clock::time_point start_;
   std::string unavailable_;
   int64_t workload_ = 0;
+};
+
+// ncu on `gputune profile-launch`, a program of its own.
+class NcuProfiler : public LiveProfiler {
+ public:
+  NcuProfiler(const Problem& problem, std::string spec_path, ProblemOverrides overrides,
+              Store& store, DeviceInfo device, NcuLaunch launch)
+      : LiveProfiler(problem, store, std::move(device), kFirstProfileGuessS),
+        spec_path_(std::move(spec_path)),
+        overrides_(std::move(overrides)),
+        launch_(std::move(launch)),
+        source_(make_ncu_counter_source(launch_.ncu)) {
+    std::string why = source_->unavailable_reason();
+    std::error_code error;
+    if (why.empty() &&
+        (spec_path_.empty() || !std::filesystem::is_regular_file(spec_path_, error))) {
+      why =
+          "the spec has no file that gputune profile-launch could load under ncu; "
+          "write it to a YAML file and search that";
+    }
+    set_unavailable(why);
+  }
+
+ private:
+  std::string what() const override { return "ncu"; }
+  CounterResult take(uint64_t index) override {
+    return profile_variant(*source_, problem(), spec_path_, overrides_, index, launch_);
+  }
+
+  std::string spec_path_;
+  ProblemOverrides overrides_;
+  NcuLaunch launch_;
+  std::unique_ptr<CounterSource> source_;
+};
+
+// Counters from CUPTI's range profiler in the GPU worker that measures: no program to start,
+// the module and inputs already there, so a profile costs little more than its replay passes.
+class CuptiProfiler : public LiveProfiler {
+ public:
+  CuptiProfiler(const Problem& problem, Compiler& compiler, ProcessRunner& runner, Store& store,
+                double timeout_s)
+      : LiveProfiler(problem, store, runner.device(), kFirstCuptiProfileGuessS),
+        compiler_(compiler),
+        runner_(runner),
+        timeout_s_(timeout_s) {}
+
+ private:
+  std::string what() const override { return "CUPTI"; }
+  CounterResult take(uint64_t index) override {
+    return profile_variant_in_worker(runner_, compiler_, problem(), index, timeout_s_);
+  }
+
+  Compiler& compiler_;
+  ProcessRunner& runner_;
+  double timeout_s_;
 };
 
 // CUPTI while it can; once it says it cannot here (no library, no permission), ncu.

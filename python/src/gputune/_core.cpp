@@ -666,7 +666,8 @@ py::dict analysis_dict(const AnalysisOutcome& a) {
 
 py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& overrides,
                              std::optional<std::string> db, const std::string& config, bool best,
-                             int device, double timeout, const std::string& ncu) {
+                             int device, double timeout, const std::string& ncu,
+                             const std::string& profiler) {
   AnalyzeRequest request;
   request.spec = spec;
   request.overrides = overrides;
@@ -676,6 +677,7 @@ py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& ov
   request.device = device;
   request.timeout_s = timeout;
   request.ncu = ncu;
+  request.profiler = profiler;
   AnalysisOutcome outcome;
   {
     // ncu runs a program of its own under a watchdog, for up to `timeout` seconds.
@@ -750,7 +752,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("analyze", &analyze_from_python, py::arg("spec"), py::arg("overrides") = ProblemOverrides{},
         py::arg("db") = py::none(), py::arg("config") = "", py::arg("best") = false,
         py::arg("device") = analyze_defaults.device,
-        py::arg("timeout") = analyze_defaults.timeout_s, py::arg("ncu") = analyze_defaults.ncu);
+        py::arg("timeout") = analyze_defaults.timeout_s, py::arg("ncu") = analyze_defaults.ncu,
+        py::arg("profiler") = analyze_defaults.profiler);
   m.def("export_recording", &export_workload, py::arg("db"), py::arg("workload"), py::arg("path"));
   m.def("strategy_names", &strategy_list);
   m.def("shipped_specs", &shipped_spec_paths);

@@ -79,7 +79,7 @@ def _config_text(config):
 
 
 def analyze(spec, *, config=None, best=False, baseline=False, set=None, db=None, device=None,
-            timeout=None, ncu=None):
+            timeout=None, ncu=None, profiler=None):
     """Profiles one variant with Nsight Compute and walks the bottleneck method, as
     ``gputune analyze`` does; returns an Analysis.
 
@@ -89,12 +89,13 @@ def analyze(spec, *, config=None, best=False, baseline=False, set=None, db=None,
     ncu: its path (default $GPUTUNE_NCU, PATH, $CUDA_HOME/bin). ncu runs the ``gputune``
     program, which must be on PATH. Without ncu, without permission to read counters, or when
     the variant crashes or hangs (timeout, 120 s), the Analysis has no counters and its message
-    says why (also given as a warning).
+    says why (also given as a warning). profiler="cupti": CUPTI's range profiler in a GPU
+    worker instead, as searches profile (quicker; no branch-target counts).
     """
     from .session import _overrides
     if sum(bool(x) for x in (config is not None, best, baseline)) > 1:
         raise UsageError("analyze(): give one of config=, best=True and baseline=True")
-    defaults = {"device": device, "timeout": timeout, "ncu": ncu}
+    defaults = {"device": device, "timeout": timeout, "ncu": ncu, "profiler": profiler}
     options = {k: v for k, v in defaults.items() if v is not None}
     if db is not None:
         options["db"] = os.fspath(db)
