@@ -36,10 +36,10 @@ struct SearchRequest {
   // Where --strategy bottleneck's counters come from: "cupti" (CUPTI's range profiler in the
   // GPU worker), "ncu" (Nsight Compute, a program of its own) or "auto" (CUPTI, else ncu).
   std::string profiler = "auto";
-  std::string budget;             // "100", "90s", "10m", "none"; empty: the spec's
-  std::optional<uint64_t> seed;   // unset: the spec's
-  bool force = false;             // measure again what the database already has
-  bool use_prior = true;          // learn from the kernel's other workloads in the database
+  std::string budget;            // "100", "90s", "10m", "none"; empty: the spec's
+  std::optional<uint64_t> seed;  // unset: the spec's
+  bool force = false;            // measure again what the database already has
+  bool use_prior = true;         // learn from the kernel's other workloads in the database
   int device = 0;
   std::string devices;    // "all" or "0,1": one worker process each; empty: `device`
   size_t jobs = 0;        // compiler processes; 0: one per hardware thread

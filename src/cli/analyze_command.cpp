@@ -50,8 +50,8 @@ int run(const std::vector<std::string>& args) {
       "profiler", po::value<std::string>()->default_value("ncu"),
       "ncu (Nsight Compute, a launcher program of its own) or cupti (CUPTI's range profiler in "
       "a GPU worker, as searches profile: much quicker, without SASS-patched branch counts); "
-      "one variant only")(
-      "all", "every measured ok variant of the workload in --db, fastest first")(
+      "one variant only")("all",
+                          "every measured ok variant of the workload in --db, fastest first")(
       "top", po::value<size_t>(), "the N fastest measured ok variants")(
       "configs", po::value<std::string>(),
       "a file of variants, one NAME=VALUE,... per line (the rest from the baseline; # comments)")(

@@ -25,8 +25,8 @@ struct BlockLimits {
 };
 BlockLimits block_limits(const BlockUsage& usage, const SmLimits& limits);
 
-// Blocks resident on one SM, the least of block_limits(); 0 when one block does not fit (too many registers or too much
-// shared memory).
+// Blocks resident on one SM, the least of block_limits(); 0 when one block does not fit (too many
+// registers or too much shared memory).
 int resident_blocks(const BlockUsage& usage, const SmLimits& limits);
 
 // The fraction of the SM's thread slots those blocks fill, counted in whole warps.

@@ -31,8 +31,8 @@ enum : uint32_t {
   kResult = 5,     // worker: a Measurement
   kBandwidth = 6,  // driver: measure the copy bandwidth
   kBandwidthResult = 7,
-  kPhase = 8,   // worker: the SearchPhase it enters
-  kOutput = 9,  // worker, before a kResult: a piece of a checked run's output (host check)
+  kPhase = 8,     // worker: the SearchPhase it enters
+  kOutput = 9,    // worker, before a kResult: a piece of a checked run's output (host check)
   kProfile = 10,  // driver: a candidate and the metrics to collect of it
   kProfileResult = 11,
 };
@@ -733,11 +733,10 @@ RangeCounters ProcessRunner::profile(const Candidate& candidate,
     const double ran = std::chrono::duration<double>(Clock::now() - started).count();
     ipc::kill_child(&w->child);
     out = RangeCounters{};
-    out.message = ran >= timeout_s
-                      ? "the profile took longer than " + seconds_text(timeout_s) +
-                            "; its worker process was killed and replaced"
-                      : std::string("the profile ended its worker process (") + e.what() +
-                            "); it was replaced";
+    out.message = ran >= timeout_s ? "the profile took longer than " + seconds_text(timeout_s) +
+                                         "; its worker process was killed and replaced"
+                                   : std::string("the profile ended its worker process (") +
+                                         e.what() + "); it was replaced";
     ++p.stats.restarts;
     p.start(w);
     return out;

@@ -192,7 +192,8 @@ class GpuRunner : public Runner {
       return out;
     }
     context_->make_current();
-    if (!range_profiler_) range_profiler_ = std::make_unique<RangeProfiler>(device_.ordinal, context_->get());
+    if (!range_profiler_)
+      range_profiler_ = std::make_unique<RangeProfiler>(device_.ordinal, context_->get());
     if (!range_profiler_->unavailable_reason().empty()) {
       out.unavailable = true;
       out.message = range_profiler_->unavailable_reason();

@@ -77,9 +77,9 @@ const Cupti& cupti() {
           "path";
       return api;
     }
-#define GPUTUNE_CUPTI_LOAD(name)                                               \
-  api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));        \
-  if (api.name == nullptr && api.missing.empty()) {                            \
+#define GPUTUNE_CUPTI_LOAD(name)                                                  \
+  api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));           \
+  if (api.name == nullptr && api.missing.empty()) {                               \
     api.missing = "the CUPTI found lacks " #name " (CUPTI 12.6 or newer needed)"; \
   }
     GPUTUNE_CUPTI_FUNCTIONS(GPUTUNE_CUPTI_LOAD)
@@ -125,7 +125,8 @@ std::string refusal_text(CUptiResult result, const char* call) {
 class Host {
  public:
   Host(const std::string& chip, const std::vector<uint8_t>& availability) {
-    auto params = sized<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    auto params = sized<CUpti_Profiler_Host_Initialize_Params>(
+        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     params.pChipName = chip.c_str();
     params.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
@@ -138,7 +139,8 @@ class Host {
   }
   ~Host() {
     if (object_ == nullptr) return;
-    auto params = sized<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto params = sized<CUpti_Profiler_Host_Deinitialize_Params>(
+        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     cupti().cuptiProfilerHostDeinitialize(&params);
   }
@@ -148,7 +150,8 @@ class Host {
   const std::string& message() const { return message_; }
 
   bool knows(const std::string& metric) const {
-    auto params = sized<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+    auto params = sized<CUpti_Profiler_Host_GetMetricProperties_Params>(
+        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     params.pMetricName = metric.c_str();
     return cupti().cuptiProfilerHostGetMetricProperties(&params) == CUPTI_SUCCESS;
@@ -156,7 +159,8 @@ class Host {
 
   // The configuration image of `metrics`, or "" in *why.
   std::vector<uint8_t> config(const std::vector<const char*>& metrics, std::string* why) const {
-    auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = object_;
     add.ppMetricNames = const_cast<const char**>(metrics.data());
     add.numMetrics = metrics.size();
@@ -165,7 +169,8 @@ class Host {
       *why = describe(result, "cuptiProfilerHostConfigAddMetrics");
       return {};
     }
-    auto size = sized<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = sized<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = object_;
     result = cupti().cuptiProfilerHostGetConfigImageSize(&size);
     if (result != CUPTI_SUCCESS) {
@@ -173,7 +178,8 @@ class Host {
       return {};
     }
     std::vector<uint8_t> image(size.configImageSize);
-    auto get = sized<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto get = sized<CUpti_Profiler_Host_GetConfigImage_Params>(
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     get.pHostObject = object_;
     get.configImageSize = image.size();
     get.pConfigImage = image.data();
@@ -186,7 +192,8 @@ class Host {
   }
 
   static size_t passes(std::vector<uint8_t>& image) {
-    auto params = sized<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto params = sized<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     params.configImageSize = image.size();
     params.pConfigImage = image.data();
     return cupti().cuptiProfilerHostGetNumOfPasses(&params) == CUPTI_SUCCESS ? params.numOfPasses
@@ -196,7 +203,8 @@ class Host {
   CUptiResult evaluate(const std::vector<uint8_t>& data, size_t range,
                        const std::vector<const char*>& metrics, std::vector<double>* values) const {
     values->assign(metrics.size(), 0);
-    auto params = sized<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    auto params = sized<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     params.pHostObject = object_;
     params.pCounterDataImage = data.data();
     params.counterDataImageSize = data.size();
@@ -265,7 +273,8 @@ RangeProfiler::RangeProfiler(int ordinal, CUcontext context) : impl_(std::make_u
     return;
   }
   p.chip = chip.pChipName;
-  auto available = sized<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto available = sized<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   available.ctx = context;
   result = api.cuptiProfilerGetCounterAvailability(&available);
   if (result == CUPTI_SUCCESS) {
@@ -274,9 +283,8 @@ RangeProfiler::RangeProfiler(int ordinal, CUcontext context) : impl_(std::make_u
     result = api.cuptiProfilerGetCounterAvailability(&available);
   }
   if (result != CUPTI_SUCCESS) {
-    p.unavailable = is_refusal(result)
-                        ? refusal_text(result, "cuptiProfilerGetCounterAvailability")
-                        : describe(result, "cuptiProfilerGetCounterAvailability");
+    p.unavailable = is_refusal(result) ? refusal_text(result, "cuptiProfilerGetCounterAvailability")
+                                       : describe(result, "cuptiProfilerGetCounterAvailability");
     return;
   }
   p.host = std::make_unique<Host>(p.chip, p.availability);
@@ -287,7 +295,8 @@ RangeProfiler::~RangeProfiler() {
   impl_->disable();
   impl_->host.reset();
   if (impl_->initialized) {
-    auto params = sized<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+    auto params =
+        sized<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
     cupti().cuptiProfilerDeInitialize(&params);
   }
 }
@@ -319,8 +328,7 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
     std::string why;
     p.image = p.collected.empty() ? std::vector<uint8_t>{} : p.host->config(p.collected, &why);
     if (p.image.empty()) {
-      out.message = p.collected.empty() ? "the chip " + p.chip + " knows none of the metrics"
-                                        : why;
+      out.message = p.collected.empty() ? "the chip " + p.chip + " knows none of the metrics" : why;
       return out;
     }
   }
@@ -355,7 +363,8 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
     out.message = describe(r, call);
     return out;
   };
-  auto size = sized<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  auto size = sized<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
   size.pRangeProfilerObject = object;
   size.pMetricNames = const_cast<const char**>(p.collected.data());
   size.numMetrics = p.collected.size();
@@ -364,14 +373,16 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
   result = api.cuptiRangeProfilerGetCounterDataSize(&size);
   if (result != CUPTI_SUCCESS) return fail(result, "cuptiRangeProfilerGetCounterDataSize");
   std::vector<uint8_t> data(size.counterDataSize);
-  auto initialize = sized<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto initialize = sized<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   initialize.pRangeProfilerObject = object;
   initialize.counterDataSize = data.size();
   initialize.pCounterData = data.data();
   result = api.cuptiRangeProfilerCounterDataImageInitialize(&initialize);
   if (result != CUPTI_SUCCESS) return fail(result, "cuptiRangeProfilerCounterDataImageInitialize");
 
-  auto config = sized<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  auto config =
+      sized<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
   config.pRangeProfilerObject = object;
   config.configSize = p.image.size();
   config.pConfig = p.image.data();
@@ -387,7 +398,8 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
   result = api.cuptiRangeProfilerSetConfig(&config);
   if (result != CUPTI_SUCCESS) return fail(result, "cuptiRangeProfilerSetConfig");
 
-  auto start = sized<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  auto start =
+      sized<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   start.pRangeProfilerObject = object;
   result = api.cuptiRangeProfilerStart(&start);
   if (result != CUPTI_SUCCESS) return fail(result, "cuptiRangeProfilerStart");
@@ -405,12 +417,14 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
     out.message = "CUPTI did not replay every pass the metrics need (kernel replay)";
     return out;
   }
-  auto decode = sized<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  auto decode = sized<CUpti_RangeProfiler_DecodeData_Params>(
+      CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = object;
   result = api.cuptiRangeProfilerDecodeData(&decode);
   if (result != CUPTI_SUCCESS) return fail(result, "cuptiRangeProfilerDecodeData");
 
-  auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   result = api.cuptiRangeProfilerGetCounterDataInfo(&info);

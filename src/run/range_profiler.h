@@ -21,8 +21,8 @@ struct RangeMetric {
 
 struct RangeCounters {
   bool ok = false;
-  std::string message;       // without counters: why
-  bool unavailable = false;  // no launch can be profiled here: no libcupti, no permission, ...
+  std::string message;        // without counters: why
+  bool unavailable = false;   // no launch can be profiled here: no libcupti, no permission, ...
   bool context_lost = false;  // a launch left a sticky error: the process cannot go on
   std::vector<std::map<std::string, double>> launches;  // by report name, one per launch
   std::string source;                                   // "cupti 13.0"

@@ -51,9 +51,9 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
     SearchRequest settings;
     settings.device = request.device;
     auto compiler = search_parts::make_compile_pool(settings);
-    auto runner = make_process_runner(problem, {request.device},
-                                      search_parts::timing_options(settings),
-                                      *compiler, search_parts::watchdog_options(settings));
+    auto runner =
+        make_process_runner(problem, {request.device}, search_parts::timing_options(settings),
+                            *compiler, search_parts::watchdog_options(settings));
     result = profile_variant_in_worker(*runner, *compiler, problem, index, request.timeout_s);
   } else if (request.profiler == "ncu") {
     auto source = make_ncu_counter_source(request.ncu);

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -82,11 +82,11 @@ CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compile
   candidate.kernel =
       compiler.compile(compile_request(problem, candidate.variant, runner.device().arch()));
   std::vector<RangeMetric> metrics;
-  for (const auto& [collect, report] : range_profiler_metrics()) metrics.push_back({collect, report});
+  for (const auto& [collect, report] : range_profiler_metrics())
+    metrics.push_back({collect, report});
   const RangeCounters counters = runner.profile(candidate, metrics, timeout_s);
   CounterResult result;
-  result.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.source = counters.source;
   result.message = counters.message;
   result.unavailable = counters.unavailable;

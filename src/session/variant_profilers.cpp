@@ -150,9 +150,8 @@ class LiveProfiler : public CountingProfiler {
     if (!unavailable_.empty()) return "the search went on without counters: " + unavailable_;
     const double share = BottleneckStrategyOptions{}.profile_share;
     std::ostringstream out;
-    out << "the first profile, expected to take " << seconds(first_guess_s_)
-        << ", never fit in " << 100 * share << "% of the search's wall time ("
-        << seconds(share * search_wall_s)
+    out << "the first profile, expected to take " << seconds(first_guess_s_) << ", never fit in "
+        << 100 * share << "% of the search's wall time (" << seconds(share * search_wall_s)
         << " at its end), or no batch of the model finished; a longer --budget leaves room";
     return out.str();
   }
@@ -234,9 +233,7 @@ class CuptiThenNcuProfiler : public SearchProfiler {
       : cupti_(std::move(cupti)), ncu_(std::move(ncu)) {}
 
   std::optional<double> elapsed_s() const override { return cupti_->elapsed_s(); }
-  double expected_cost_s(uint64_t index) const override {
-    return current().expected_cost_s(index);
-  }
+  double expected_cost_s(uint64_t index) const override { return current().expected_cost_s(index); }
   VariantProfile profile(const Measurement& measured) override {
     if (cupti_->unavailable().empty()) {
       VariantProfile profile = cupti_->profile(measured);
@@ -327,8 +324,8 @@ std::unique_ptr<SearchProfiler> make_search_profiler(const std::string& kind,
   auto cupti = std::make_unique<CuptiProfiler>(problem, compiler, runner, store, launch.timeout_s);
   if (kind == "cupti") return cupti;
   return std::make_unique<CuptiThenNcuProfiler>(
-      std::move(cupti), make_ncu_profiler(problem, spec_path, overrides, store, runner.device(),
-                                          std::move(launch)));
+      std::move(cupti),
+      make_ncu_profiler(problem, spec_path, overrides, store, runner.device(), std::move(launch)));
 }
 
 std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,

@@ -29,9 +29,9 @@ class AnalyzeVerdicts : public ::testing::TestWithParam<std::string> {
 
   // The analysis as JSON, or a skip when ncu cannot profile here.
   nlohmann::json analyze(const std::string& args) {
-    const testing::CommandResult r = testing::run_gputune(
-        "analyze " + args + " --profiler " + GetParam() + " --json --timeout 300 --db " +
-        db_.string());
+    const testing::CommandResult r =
+        testing::run_gputune("analyze " + args + " --profiler " + GetParam() +
+                             " --json --timeout 300 --db " + db_.string());
     nlohmann::json out = nlohmann::json::parse(r.out, nullptr, false);
     if (out.is_discarded()) {
       ADD_FAILURE() << "gputune analyze " << args << " exited " << r.exit_code << " without JSON:\n"

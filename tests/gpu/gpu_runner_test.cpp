@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/bottleneck.h"
 #include "compile/compiler.h"
 #include "compile/output_checker.h"
 #include "gputune/error.h"
-#include "analysis/bottleneck.h"
 #include "process/gpu_list.h"
 #include "run/runner.h"
 #include "search/search.h"
@@ -399,11 +399,12 @@ TEST_F(GpuRunnerTest, ACuptiProfileLeavesLaterMeasurementsAlone) {
   auto problem = transpose_problem("4096");
   auto runner = gpu_runner(*problem);
   runner->set_reference(candidate(*problem, problem->baseline_index()));
-  const Candidate padded = candidate(
-      *problem, "SHARED=1 TILE=32 PAD=1 MERGE_Y=4 VEC=1 TALL=1 STREAM=0 block_order=row");
+  const Candidate padded =
+      candidate(*problem, "SHARED=1 TILE=32 PAD=1 MERGE_Y=4 VEC=1 TALL=1 STREAM=0 block_order=row");
   const double before = runner->run({padded})[0].median_ms();
   std::vector<RangeMetric> metrics;
-  for (const auto& [collect, report] : range_profiler_metrics()) metrics.push_back({collect, report});
+  for (const auto& [collect, report] : range_profiler_metrics())
+    metrics.push_back({collect, report});
   const auto start = std::chrono::steady_clock::now();
   const RangeCounters counters = runner->profile(padded, metrics);
   const double first_s =

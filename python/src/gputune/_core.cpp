@@ -500,8 +500,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             std::optional<double> max_seconds, bool fast,
                             const std::string& sampling, bool compile_only, const std::string& arch,
                             const std::string& replay, const std::string& shard, bool mpi,
-                            bool replay_real_time, const std::string& profiler,
-                            py::object progress, py::object check) {
+                            bool replay_real_time, const std::string& profiler, py::object progress,
+                            py::object check) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -735,7 +735,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("compile_only") = defaults.compile_only, py::arg("arch") = defaults.arch,
         py::arg("replay") = defaults.replay, py::arg("shard") = defaults.shard,
         py::arg("mpi") = defaults.mpi, py::arg("replay_real_time") = defaults.replay_real_time,
-        py::arg("profiler") = defaults.profiler, py::arg("progress") = py::none(), py::arg("check") = py::none());
+        py::arg("profiler") = defaults.profiler, py::arg("progress") = py::none(),
+        py::arg("check") = py::none());
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());

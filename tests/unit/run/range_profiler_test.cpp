@@ -50,10 +50,10 @@ TEST(RangeProfilerMetrics, TogetherWithTheLaunchTheyCoverWhatTheClassifierReads)
     if (!reported.count(metric)) uncovered.push_back(metric);
   }
   std::sort(uncovered.begin(), uncovered.end());
-  EXPECT_EQ(uncovered, (std::vector<std::string>{
-                           "launch__occupancy_limit_barriers",
-                           "smsp__sass_average_branch_targets_threads_uniform.pct",
-                           "smsp__sass_branch_targets_threads_divergent.sum"}));
+  EXPECT_EQ(uncovered,
+            (std::vector<std::string>{"launch__occupancy_limit_barriers",
+                                      "smsp__sass_average_branch_targets_threads_uniform.pct",
+                                      "smsp__sass_branch_targets_threads_divergent.sum"}));
 }
 
 TEST(RangeProfilerMetrics, SassInstructionCountsAreTakenFromTheHardwareCountersOfTheSameOps) {
