@@ -317,6 +317,8 @@ RangeCounters RangeProfiler::profile(const std::vector<RangeMetric>& metrics,
   std::vector<std::string> wanted;
   for (const RangeMetric& metric : metrics) wanted.push_back(metric.collect);
   if (wanted != p.configured || p.image.empty()) {
+    // A host object's configuration only grows: another list starts from a new one.
+    if (!p.configured.empty()) p.host = std::make_unique<Host>(p.chip, p.availability);
     p.configured = wanted;
     p.collected.clear();
     p.reported.clear();
