@@ -722,23 +722,17 @@ RangeCounters ProcessRunner::profile(const Candidate& candidate,
     wire::Reader reader(payload);
     out = get_counters(reader);
     w->state = state;
-    if (out.context_lost) {  // the worker exits after saying so: a new one takes over
-      ipc::kill_child(&w->child);
-      ++p.stats.restarts;
-      p.start(w);
-    }
+    if (out.context_lost) p.restart(w);  // it exits after saying so: a new one takes over
     return out;
   } catch (const Error& e) {
     // Like a variant's crash or hang, this costs the profile, not the search: a new worker.
     const double ran = std::chrono::duration<double>(Clock::now() - started).count();
-    ipc::kill_child(&w->child);
+    p.restart(w);  // it has no jobs to requeue: only an idle worker is asked
     out = RangeCounters{};
     out.message = ran >= timeout_s ? "the profile took longer than " + seconds_text(timeout_s) +
                                          "; its worker process was killed and replaced"
                                    : std::string("the profile ended its worker process (") +
                                          e.what() + "); it was replaced";
-    ++p.stats.restarts;
-    p.start(w);
     return out;
   }
 }
