@@ -92,10 +92,13 @@ CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compile
   result.unavailable = counters.unavailable;
   if (!counters.ok) return result;
   result.ok = true;
-  for (const auto& values : counters.launches) {
+  const Variant& variant = candidate.variant;
+  for (size_t i = 0; i < counters.launches.size(); ++i) {
     KernelCounters launch;
-    launch.kernel = candidate.variant.kernel_name_expressions.at(0);
-    launch.values = values;
+    // One range per launch, in order: each is named by its own kernel.
+    const size_t kernel = i < variant.launches.size() ? variant.launches[i].kernel : 0;
+    launch.kernel = variant.kernel_name_expressions.at(kernel);
+    launch.values = counters.launches[i];
     result.launches.push_back(std::move(launch));
   }
   result.counters = result.launches.front();
