@@ -46,8 +46,9 @@ int run(const std::vector<std::string>& args) {
       "correct variants listed: 10 in the table, every one with --json, unless given");
   add("device", po::value<int>()->default_value(0), "GPU ordinal");
   add("devices", po::value<std::string>(),
-      "GPUs to measure on, one worker process each: 'all' or a list such as 0,1 (identical "
-      "GPUs; they share one workload)");
+      "GPUs to measure on, one worker process each: 'all', a list such as 0,1 (identical "
+      "GPUs; they share one workload), or with --mpi 'local': this rank's share of its host's "
+      "GPUs, so that ranks on one host each get GPUs of their own");
   add("jobs,j", po::value<size_t>()->default_value(0),
       "compiler processes (default: one per hardware thread)");
   add("cache-dir", po::value<std::string>(),
@@ -93,6 +94,9 @@ int run(const std::vector<std::string>& args) {
             "  gputune search transpose --compile-only --arch sm_90\n"
             "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
             "  mpirun --enable-recovery -n 4 gputune search transpose --mpi --devices all\n"
+            "    (one rank per node, each on all its GPUs)\n"
+            "  mpirun --enable-recovery -n 2 gputune search sgemm --mpi --devices local\n"
+            "    (one rank per GPU of one host)\n"
             "  gputune search sgemm --set m=2048,n=2048,k=2048 --strategy bottleneck --budget 2m\n"
             "    (the model, plus profiles of batch bests (CUPTI, else ncu) within 10% of the\n"
             "    planned time, whose remedies steer it; docs/bottleneck.md)\n");

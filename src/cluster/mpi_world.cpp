@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 
 #include "gputune/error.h"
 
@@ -129,10 +128,5 @@ std::string mpi_share_from_root(const std::string& text) { return text; }
 void mpi_finish() {}
 
 #endif
-
-bool mpi_recovery_enabled() {
-  const char* value = std::getenv("OMPI_MCA_orte_enable_recovery");
-  return value != nullptr && (std::strcmp(value, "1") == 0 || std::strcmp(value, "true") == 0);
-}
 
 }  // namespace gputune

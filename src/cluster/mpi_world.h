@@ -18,9 +18,6 @@ struct MpiWorld {
 MpiWorld mpi_start();
 // `text` as rank 0 gave it, on every rank (MPI_Bcast).
 std::string mpi_share_from_root(const std::string& text);
-// Whether mpirun was started with --enable-recovery (so that a rank that dies leaves the job
-// running); gputune warns without it.
-bool mpi_recovery_enabled();
 void mpi_finish();
 
 }  // namespace gputune

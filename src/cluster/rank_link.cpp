@@ -1,5 +1,7 @@
 #include "cluster/rank_link.h"
 
+#include <map>
+
 #include "core/wire.h"
 
 namespace gputune {
@@ -9,6 +11,8 @@ std::string hello_payload(const RankHello& hello) {
   w.u32(static_cast<uint32_t>(hello.rank)).str(hello.host);
   wire::put(w, hello.device);
   w.u32(hello.slots);
+  w.u32(static_cast<uint32_t>(hello.gpus.size()));
+  for (const std::string& uuid : hello.gpus) w.str(uuid);
   return w.take();
 }
 
@@ -19,7 +23,37 @@ RankHello read_hello(const std::string& payload) {
   hello.host = r.str();
   wire::get(r, &hello.device);
   hello.slots = r.u32();
+  hello.gpus.resize(r.u32());
+  for (std::string& uuid : hello.gpus) uuid = r.str();
   return hello;
+}
+
+std::vector<std::string> gpus_shared_by_ranks(const std::vector<RankHello>& hellos) {
+  std::map<std::string, std::vector<const RankHello*>> by_gpu;
+  std::vector<std::string> order;
+  for (const RankHello& hello : hellos) {
+    for (const std::string& uuid : hello.gpus) {
+      if (uuid.empty()) continue;
+      auto& ranks = by_gpu[uuid];
+      if (ranks.empty()) order.push_back(uuid);
+      ranks.push_back(&hello);
+    }
+  }
+  std::vector<std::string> lines;
+  for (const std::string& uuid : order) {
+    const auto& ranks = by_gpu[uuid];
+    if (ranks.size() < 2) continue;
+    std::string names;
+    for (const RankHello* hello : ranks) {
+      names += (names.empty()           ? "ranks "
+                : ranks.back() == hello ? " and "
+                                        : ", ") +
+               std::to_string(hello->rank);
+    }
+    lines.push_back(names + " all measure on " + ranks.front()->host + "'s GPU " + uuid + " (" +
+                    ranks.front()->device.name + "), so their timings disturb each other");
+  }
+  return lines;
 }
 
 }  // namespace gputune

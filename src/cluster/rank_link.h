@@ -3,13 +3,14 @@
 // a socket pair to rank 0's own worker), payloads in the wire format.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gputune/device.h"
 
 namespace gputune {
 
 enum RankFrame : uint32_t {
-  kRankHello = 1,     // rank -> 0: rank, host, device, slots (GPUs)
+  kRankHello = 1,     // rank -> 0: rank, host, device, slots, GPU UUIDs
   kRankSetReference,  // 0 -> rank: compile and run the baseline
   kRankReference,     // rank -> 0: the baseline's measurement
   kRankMeasure,       // 0 -> rank: ticket, config index
@@ -25,9 +26,14 @@ struct RankHello {
   std::string host;
   DeviceInfo device;
   uint32_t slots = 1;
+  std::vector<std::string> gpus;  // the UUIDs of the GPUs it measures on; none in replay
 };
 
 std::string hello_payload(const RankHello& hello);
 RankHello read_hello(const std::string& payload);
+
+// One line for each GPU that more than one rank measures on, naming the ranks and the host:
+// their timings would disturb each other.
+std::vector<std::string> gpus_shared_by_ranks(const std::vector<RankHello>& hellos);
 
 }  // namespace gputune

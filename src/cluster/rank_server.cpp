@@ -29,12 +29,13 @@ class RankServer {
   RankServer(int fd, const Problem& problem, CompileService& compiles, AsyncRunner& gpu)
       : fd_(fd), problem_(problem), compiles_(compiles), gpu_(gpu), arch_(gpu.device().arch()) {}
 
-  int run(int rank, size_t slots) {
+  int run(int rank, size_t slots, std::vector<std::string> gpu_uuids) {
     RankHello hello;
     hello.rank = rank;
     hello.host = host_name();
     hello.device = gpu_.device();
     hello.slots = static_cast<uint32_t>(std::max<size_t>(slots, 1));
+    hello.gpus = std::move(gpu_uuids);
     if (!ipc::write_frame(fd_, kRankHello, hello_payload(hello))) return 1;
     for (;;) {
       const bool working = !compiling_.empty() || !ready_.empty() || gpu_.busy() > 0;
@@ -149,8 +150,8 @@ class RankServer {
 }  // namespace
 
 int serve_rank(int fd, int rank, const Problem& problem, CompileService& compiles, AsyncRunner& gpu,
-               size_t slots) {
-  return RankServer(fd, problem, compiles, gpu).run(rank, slots);
+               size_t slots, std::vector<std::string> gpu_uuids) {
+  return RankServer(fd, problem, compiles, gpu).run(rank, slots, std::move(gpu_uuids));
 }
 
 }  // namespace gputune

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/launcher.h"
 #include "cluster/mpi_world.h"
 #include "cluster/rank_server.h"
 #include "cluster/remote_runner.h"
@@ -39,13 +40,15 @@ int measure_for_root(const SearchRequest& request, int fd, int rank) {
       auto compiler = make_replay_compiler();
       SerialCompiles compiles(*compiler);
       BatchRuns gpu(*runner, 1);  // a replay rank stands for one GPU
-      return serve_rank(fd, rank, *replay.problem, compiles, gpu, 1);
+      return serve_rank(fd, rank, *replay.problem, compiles, gpu, 1, {});
     }
     Problem problem(requested_spec(request));
     auto compiles = make_compile_pool(request);
     auto gpu = make_process_runner(problem, device_ordinals(request), timing_options(request),
                                    *compiles, watchdog_options(request));
-    return serve_rank(fd, rank, problem, *compiles, *gpu, gpu->devices().size());
+    std::vector<std::string> uuids;
+    for (const DeviceInfo& device : gpu->devices()) uuids.push_back(device.uuid);
+    return serve_rank(fd, rank, problem, *compiles, *gpu, uuids.size(), std::move(uuids));
   } catch (const Error& e) {
     std::cerr << "gputune: rank " << rank << ": " << e.what() << "\n";
     ipc::write_frame(fd, kRankFailed, e.what());
@@ -71,7 +74,7 @@ std::vector<std::vector<RankPeer>> by_device(std::vector<RankPeer> peers) {
 
 SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world, int listener,
                              const ProgressCallback& progress, const std::atomic<bool>* stop) {
-  if (world.size > 1 && !mpi_recovery_enabled()) {
+  if (world.size > 1 && recovery_of_this_rank() == Recovery::kOff) {
     std::cerr << "gputune: warning: mpirun runs without --enable-recovery, so Open MPI ends the "
                  "whole job if one rank dies; start it as mpirun --enable-recovery -n "
               << world.size << " ... to lose only that rank's variants\n";
@@ -81,6 +84,13 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
   std::vector<RankPeer> peers =
       gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds);
   close(listener);
+  std::vector<RankHello> hellos;
+  for (const RankPeer& peer : peers) hellos.push_back(peer.hello);
+  for (const std::string& line : gpus_shared_by_ranks(hellos)) {
+    std::cerr << "gputune: warning: " << line
+              << "; give each rank GPUs of its own, such as --devices local (one share of the "
+                 "host's GPUs per rank)\n";
+  }
 
   SearchOptions options = search_options(request);
   std::unique_ptr<Problem> problem;

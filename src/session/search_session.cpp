@@ -6,8 +6,10 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
+#include "cluster/launcher.h"
 #include "compile/compiler_log.h"
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
@@ -69,20 +71,28 @@ SearchOptions search_options(const SearchRequest& request) {
   return search;
 }
 
-// --devices all | 0,1,... | (empty) device
+// --devices all | local | 0,1,... | (empty) device
 std::vector<int> device_ordinals(const SearchRequest& request) {
   if (request.devices.empty()) return {request.device};
   const std::string& text = request.devices;
   std::vector<int> ordinals;
-  if (text == "all") {
+  if (text == "all" || text == "local") {
     for (const DeviceInfo& gpu : list_gpus()) ordinals.push_back(gpu.ordinal);
     if (ordinals.empty()) {
-      throw Error(ErrorCode::kNoGpu,
-                  "--devices all: no GPU found. Measuring needs an NVIDIA GPU "
-                  "and its driver; use --compile-only to check that the "
-                  "variants compile without one.");
+      throw Error(ErrorCode::kNoGpu, "--devices " + text +
+                                         ": no GPU found. Measuring needs an NVIDIA GPU "
+                                         "and its driver; use --compile-only to check that the "
+                                         "variants compile without one.");
     }
-    return ordinals;
+    if (text == "all") return ordinals;
+    const std::optional<LocalRank> local = local_rank_from_environment();
+    if (!local) {
+      throw Error(ErrorCode::kUsage,
+                  "--devices local: no launcher said which rank on this host this process is "
+                  "(OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID); start it "
+                  "with mpirun or srun and --mpi, or name the GPUs with --devices 0,1");
+    }
+    return local_share(ordinals, *local);
   }
   std::stringstream list(text);
   std::string item;
