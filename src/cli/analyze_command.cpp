@@ -61,7 +61,7 @@ int run(const std::vector<std::string>& args) {
       "variant-timeout", po::value<double>()->default_value(10),
       "seconds each variant adds to a batch's watchdog (--timeout plus this per variant)")(
       "jobs,j", po::value<size_t>()->default_value(0),
-      "compile workers (0: one per hardware thread)")(
+      "compile workers (0: one per CPU this process may use)")(
       "cache-dir", po::value<std::string>()->default_value(""),
       "the module cache (default: ~/.cache/gputune/modules)")("no-cache",
                                                               "do not use the module cache");

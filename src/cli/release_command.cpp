@@ -50,7 +50,7 @@ int run(const std::vector<std::string>& args) {
   add("force", "replace an existing output file");
   add("commit", po::value<std::string>()->default_value(""), "gputune commit to record");
   add("jobs,j", po::value<size_t>()->default_value(0),
-      "compiler processes; 0 = one per hardware thread");
+      "compiler processes; 0 = one per CPU this process may use");
   add("cache-dir", po::value<std::string>()->default_value(""),
       "module cache folder (default: ~/.cache/gputune/modules)");
   add("no-cache", "compile everything afresh");

@@ -50,7 +50,8 @@ int run(const std::vector<std::string>& args) {
       "GPUs; they share one workload), or with --mpi 'local': this rank's share of its host's "
       "GPUs, so that ranks on one host each get GPUs of their own");
   add("jobs,j", po::value<size_t>()->default_value(0),
-      "compiler processes (default: one per hardware thread)");
+      "compiler processes (default: one per CPU this process may use; with --mpi, shared among the "
+      "ranks on a host)");
   add("cache-dir", po::value<std::string>(),
       "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)");
   add("no-cache", "compile every variant, neither reading nor writing the module cache");
@@ -77,7 +78,8 @@ int run(const std::vector<std::string>& args) {
   add("arch", po::value<std::string>()->default_value("sm_90"),
       "target architecture with --compile-only");
   add("mpi",
-      "one rank of mpirun --enable-recovery -n N gputune search SPEC --mpi: rank 0 runs the "
+      "one rank of mpirun --enable-recovery --bind-to none -n N gputune search SPEC --mpi: rank 0 "
+      "runs the "
       "strategy and the database, every rank measures on its --devices (docs/cluster.md)");
   add("replay-real-time",
       "with --replay, take as long as the recording says compiling and measuring took");
@@ -86,20 +88,21 @@ int run(const std::vector<std::string>& args) {
       "a Slurm job array; give each shard its own --db and merge them (gputune db merge)");
   po::positional_options_description positional;
   positional.add("spec", 1);
-  const auto parsed =
-      parse(args, options, positional,
-            "\nexamples:\n"
-            "  gputune search spaces/transpose.yaml\n"
-            "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
-            "  gputune search transpose --compile-only --arch sm_90\n"
-            "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
-            "  mpirun --enable-recovery -n 4 gputune search transpose --mpi --devices all\n"
-            "    (one rank per node, each on all its GPUs)\n"
-            "  mpirun --enable-recovery -n 2 gputune search sgemm --mpi --devices local\n"
-            "    (one rank per GPU of one host)\n"
-            "  gputune search sgemm --set m=2048,n=2048,k=2048 --strategy bottleneck --budget 2m\n"
-            "    (the model, plus profiles of batch bests (CUPTI, else ncu) within 10% of the\n"
-            "    planned time, whose remedies steer it; docs/bottleneck.md)\n");
+  const auto parsed = parse(
+      args, options, positional,
+      "\nexamples:\n"
+      "  gputune search spaces/transpose.yaml\n"
+      "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
+      "  gputune search transpose --compile-only --arch sm_90\n"
+      "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
+      "  mpirun --enable-recovery --bind-to none -n 4 gputune search transpose --mpi --devices "
+      "all\n"
+      "    (one rank per node, each on all its GPUs)\n"
+      "  mpirun --enable-recovery --bind-to none -n 2 gputune search sgemm --mpi --devices local\n"
+      "    (one rank per GPU of one host)\n"
+      "  gputune search sgemm --set m=2048,n=2048,k=2048 --strategy bottleneck --budget 2m\n"
+      "    (the model, plus profiles of batch bests (CUPTI, else ncu) within 10% of the\n"
+      "    planned time, whose remedies steer it; docs/bottleneck.md)\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   SearchRequest request;

@@ -65,6 +65,12 @@ std::optional<LocalRank> local_rank_from_environment() {
   return local_rank_from([](const char* name) { return std::getenv(name); });
 }
 
+size_t rank_compile_jobs(size_t usable, size_t host, const std::optional<LocalRank>& local) {
+  usable = std::max<size_t>(usable, 1);
+  if (usable < host || !local || local->size <= 1) return usable;
+  return std::max<size_t>(usable / static_cast<size_t>(local->size), 1);
+}
+
 Recovery recovery_from(const EnvironmentLookup& environment,
                        const std::vector<std::string>& launcher) {
   for (const char* name : {"OMPI_MCA_orte_enable_recovery", "PRTE_MCA_prte_enable_recovery",

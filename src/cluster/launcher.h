@@ -1,6 +1,7 @@
 #pragma once
 // What the launcher that started this rank (Open MPI's mpirun, MPICH's Hydra, Slurm's srun) tells
 // it through the environment and its own command line.
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,6 +26,11 @@ std::optional<LocalRank> local_rank_from_environment();
 // i mod size, so that ranks never share a GPU while there are enough. With more ranks than GPUs
 // (or an unknown count) each rank gets one GPU, local rank mod GPU count, and some share.
 std::vector<int> local_share(const std::vector<int>& gpus, const LocalRank& local);
+
+// The compiler processes a measuring rank starts when --jobs is not given: the CPUs it may use
+// (`usable`), split among the ranks on its host when each may use all `host` CPUs
+// (mpirun --bind-to none), so that together they start one per CPU.
+size_t rank_compile_jobs(size_t usable, size_t host, const std::optional<LocalRank>& local);
 
 // Whether a rank that dies leaves the job running (mpirun --enable-recovery). Open MPI 4 says so
 // in the environment (OMPI_MCA_orte_enable_recovery); Open MPI 5 says it to no rank, so it is

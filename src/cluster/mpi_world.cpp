@@ -20,7 +20,8 @@ namespace {
 
 constexpr const char* kHowToGetMpi =
     "install Open MPI (Debian/Ubuntu: apt-get install openmpi-bin libopenmpi-dev) and start "
-    "gputune with mpirun, such as mpirun --enable-recovery -n 4 gputune search SPEC --mpi";
+    "gputune with mpirun, such as mpirun --enable-recovery --bind-to none -n 4 gputune search SPEC "
+    "--mpi";
 
 #if GPUTUNE_MPI
 

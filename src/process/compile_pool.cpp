@@ -1,5 +1,7 @@
 #include "process/compile_pool.h"
 
+#include <sched.h>
+
 #include <deque>
 #include <optional>
 #include <thread>
@@ -45,7 +47,11 @@ int worker_main(int fd, const CompilerFactory& factory) {
 
 }  // namespace
 
-size_t hardware_threads() {
+size_t usable_cpus() {
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&mask));
+  }
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : n;
 }
@@ -144,7 +150,7 @@ CompilePool::CompilePool(size_t workers, CompilerFactory factory,
     : impl_(std::make_unique<Impl>()) {
   impl_->factory = std::move(factory);
   impl_->cache = std::move(cache);
-  impl_->workers.resize(workers == 0 ? hardware_threads() : workers);
+  impl_->workers.resize(workers == 0 ? usable_cpus() : workers);
   for (auto& w : impl_->workers) impl_->start(&w);
 }
 

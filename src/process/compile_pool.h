@@ -41,7 +41,7 @@ using CompilerFactory = std::function<std::unique_ptr<Compiler>()>;
 // job comes back as a failed compilation, never lost. The driver process stays free of CUDA.
 class CompilePool : public Compiler, public CompileService {
  public:
-  // workers == 0: one per hardware thread. cache may be null.
+  // workers == 0: one per usable CPU. cache may be null.
   explicit CompilePool(size_t workers, CompilerFactory factory = make_nvrtc_compiler,
                        std::shared_ptr<ModuleCache> cache = nullptr);
   ~CompilePool() override;
@@ -63,6 +63,8 @@ class CompilePool : public Compiler, public CompileService {
   std::unique_ptr<Impl> impl_;
 };
 
-size_t hardware_threads();
+// The CPUs this process may run on (its affinity mask: a cpuset, or mpirun binding a rank to a
+// core), the default number of compiler processes.
+size_t usable_cpus();
 
 }  // namespace gputune

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "cluster/remote_runner.h"
 #include "cluster/tcp.h"
 #include "gputune/error.h"
+#include "process/compile_pool.h"
 #include "process/ipc.h"
 #include "replay/replay.h"
 #include "search/async_adapters.h"
@@ -43,7 +46,17 @@ int measure_for_root(const SearchRequest& request, int fd, int rank) {
       return serve_rank(fd, rank, *replay.problem, compiles, gpu, 1, {});
     }
     Problem problem(requested_spec(request));
-    auto compiles = make_compile_pool(request);
+    const size_t usable = usable_cpus(), host = std::max(1u, std::thread::hardware_concurrency());
+    const std::optional<LocalRank> local = local_rank_from_environment();
+    if (usable < host && (!local || local->rank == 0)) {
+      std::cerr << "gputune: warning: rank " << rank << " may use only " << usable << " of its "
+                << "host's " << host << " CPUs (mpirun binds each rank to a core unless given "
+                << "--bind-to none), and its compiler processes share them; start mpirun with "
+                << "--bind-to none to compile on the whole host\n";
+    }
+    SearchRequest rank_request = request;
+    if (rank_request.jobs == 0) rank_request.jobs = rank_compile_jobs(usable, host, local);
+    auto compiles = make_compile_pool(rank_request);
     auto gpu = make_process_runner(problem, device_ordinals(request), timing_options(request),
                                    *compiles, watchdog_options(request));
     std::vector<std::string> uuids;

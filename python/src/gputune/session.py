@@ -126,7 +126,7 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     answer from instead of the GPU; a recording carries its spec (spec=None uses it), a
     database needs the spec. db: None stores in gputune.db, or, with replay, nowhere.
     device: a GPU ordinal, a list of them (identical GPUs) or "all". jobs: compile workers
-    (None: one per hardware thread); cache: the compiled-module cache (True: the default
+    (None: one per CPU this process may use); cache: the compiled-module cache (True: the default
     folder, False: none, or a folder; also cache_dir= and no_cache=). timeout_floor,
     timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing; sampling: "race"
     (the default: stop timing variants that cannot win, then re-measure the top few) or

@@ -48,6 +48,17 @@ TEST(LocalShare, DealsTheHostsGpusSoThatRanksNeverShareOneWhileThereAreEnough) {
   EXPECT_TRUE(local_share({}, {0, 1}).empty());
 }
 
+TEST(RankCompileJobs, RanksThatShareAHostShareItsCpus) {
+  EXPECT_EQ(rank_compile_jobs(32, 32, LocalRank{0, 2}), 16u);
+  EXPECT_EQ(rank_compile_jobs(32, 32, LocalRank{1, 3}), 10u);
+  EXPECT_EQ(rank_compile_jobs(32, 32, std::nullopt), 32u);
+  EXPECT_EQ(rank_compile_jobs(32, 32, LocalRank{0, 0}), 32u) << "srun: count unknown";
+  EXPECT_EQ(rank_compile_jobs(2, 2, LocalRank{0, 8}), 1u);
+  // Bound by mpirun (or a cpuset): the rank's own CPUs are already its share.
+  EXPECT_EQ(rank_compile_jobs(1, 32, LocalRank{0, 2}), 1u);
+  EXPECT_EQ(rank_compile_jobs(8, 32, LocalRank{0, 4}), 8u);
+}
+
 TEST(Recovery, OpenMpi4SaysSoInTheEnvironment) {
   EXPECT_EQ(
       recovery_from(
