@@ -50,8 +50,9 @@ std::vector<std::string> gpus_shared_by_ranks(const std::vector<RankHello>& hell
                                         : ", ") +
                std::to_string(hello->rank);
     }
-    lines.push_back(names + " all measure on " + ranks.front()->host + "'s GPU " + uuid + " (" +
-                    ranks.front()->device.name + "), so their timings disturb each other");
+    lines.push_back(names + (ranks.size() == 2 ? " both" : " all") + " measure on " +
+                    ranks.front()->host + "'s GPU " + uuid + " (" + ranks.front()->device.name +
+                    "), so their timings disturb each other");
   }
   return lines;
 }

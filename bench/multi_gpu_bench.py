@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""One search on several GPUs of one host: MPI ranks (one per GPU) and --devices all, against one
+GPU, in the same call. Needs a machine with 2 or more identical GPUs and Open MPI's mpirun.
+
+For each strategy (brute force over the whole space, then the model-guided one) it runs:
+  one  gputune search SPEC --devices 0
+  mpi  mpirun --enable-recovery --bind-to none -n G gputune search SPEC --mpi --devices local
+  all  gputune search SPEC --devices all
+each into its own database and module cache (every run compiles cold, with the same number of
+compiler processes in all), and records: variants per second, evaluations until a variant within
+95% of the best (the one-GPU brute-force best), the best found against that one, database
+lock errors on stderr, and PRAGMA integrity_check. Appends a section to bench/RESULTS.md.
+
+  python3 bench/multi_gpu_bench.py [--gputune build/gputune] [--spec sgemm] [--model-budget 150]
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+LOCK_ERRORS = re.compile(r"database is locked|SQLITE_BUSY|database is busy|database table is locked",
+                         re.IGNORECASE)
+
+
+def gpu_names():
+    out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                         capture_output=True, text=True, check=True).stdout
+    return [line.strip() for line in out.splitlines() if line.strip()]
+
+
+def run_search(args, mode, strategy, budget, out_dir, gpus):
+    name = f"{mode}_{strategy}"
+    db = os.path.join(out_dir, name + ".db")
+    cache = os.path.join(out_dir, name + ".cache")
+    for path in (db, db + "-wal", db + "-shm"):
+        if os.path.exists(path):
+            os.remove(path)
+    cpus = len(os.sched_getaffinity(0))
+    # --replay: a dry run of this script on a machine without GPUs (a fake nvidia-smi on PATH).
+    what = ["--replay", args.replay, "--replay-real-time"] if args.replay else [args.spec]
+    search = [args.gputune, "search"] + what + ["--strategy", strategy, "--budget", str(budget),
+              "--seed", str(args.seed), "--db", db, "--cache-dir", cache, "--json", "-q"]
+    for item in args.set:
+        search += ["--set", item]
+    if mode == "one":
+        command = search + ["--devices", "0", "--jobs", str(cpus)]
+    elif mode == "all":
+        command = search + ["--devices", "all", "--jobs", str(cpus)]
+    else:  # each rank compiles with its share of the host's CPUs (the default under --mpi)
+        command = (["mpirun", "--enable-recovery", "--bind-to", "none", "-n", str(gpus)] + search
+                   + ["--mpi", "--devices", "local"])
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=ENV,
+                              timeout=args.timeout)
+        rc, stdout, stderr = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, stdout, stderr = "timeout", e.stdout or "", e.stderr or ""
+        stdout = stdout.decode() if isinstance(stdout, bytes) else stdout
+        stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
+    wall = time.monotonic() - start
+    with open(os.path.join(out_dir, name + ".err"), "w") as f:
+        f.write(stderr)
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        f.write(stdout)
+    result = {"mode": mode, "strategy": strategy, "rc": rc, "wall": wall, "db": db,
+              "lock_errors": len(LOCK_ERRORS.findall(stderr)), "command": " ".join(command)}
+    try:
+        report = json.loads(stdout)
+        result["search"] = report["search"]
+        result["best_config"] = report["results"][0]["config"] if report["results"] else None
+    except (ValueError, KeyError, IndexError):
+        result["search"] = None
+        result["best_config"] = None
+    if os.path.exists(db):
+        with sqlite3.connect(db) as c:
+            result["integrity"] = c.execute("PRAGMA integrity_check").fetchone()[0]
+            # Each variant once, in the order it was first stored, with its latest median.
+            rows = c.execute("SELECT variant_id, status, median_ms FROM measurements ORDER BY id")
+            first, latest = [], {}
+            for variant, status, median in rows:
+                if variant not in latest:
+                    first.append(variant)
+                latest[variant] = median if status == "ok" else None
+            result["order"] = [latest[v] for v in first]
+            oks = [m for m in result["order"] if m is not None]
+            result["best"] = min(oks) if oks else None
+            result["gpu_busy_s"] = c.execute(
+                "SELECT gpu_busy_s FROM searches ORDER BY id DESC").fetchone()
+    else:
+        result["integrity"] = "no database"
+        result["order"], result["best"] = [], None
+    print(f"{name}: rc={rc} wall={wall:.1f}s variants={len(result['order'])} best={result['best']} "
+          f"integrity={result['integrity']} lock_errors={result['lock_errors']}", flush=True)
+    return result
+
+
+def evaluations_to(order, target):
+    for i, median in enumerate(order):
+        if median is not None and median <= target:
+            return i + 1
+    return None
+
+
+def commit():
+    path = os.path.join(ROOT, ".device", "COMMIT")
+    if os.path.exists(path):
+        return open(path).read().strip()
+    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gputune", default=os.path.join(ROOT, "build", "gputune"))
+    parser.add_argument("--spec", default="sgemm")
+    parser.add_argument("--set", action="append", default=[], help="problem values, as search's")
+    parser.add_argument("--model-budget", type=int, default=150)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per search")
+    parser.add_argument("--strategies", default="brute_force,model")
+    parser.add_argument("--out", default="/tmp/multi_gpu_bench")
+    parser.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"))
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--replay", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    names = gpu_names()
+    if len(names) < 2:
+        sys.exit(f"multi_gpu_bench: needs 2 or more GPUs, found {len(names)}")
+    if len(set(names)) != 1:
+        sys.exit(f"multi_gpu_bench: needs identical GPUs, found {names}")
+    gpus = len(names)
+    os.makedirs(args.out, exist_ok=True)
+    runs = []
+    for strategy in args.strategies.split(","):
+        budget = "none" if strategy == "brute_force" else args.model_budget
+        for mode in ("one", "mpi", "all"):
+            runs.append(run_search(args, mode, strategy, budget, args.out, gpus))
+
+    reference = next((r for r in runs if r["mode"] == "one" and r["strategy"] == "brute_force"
+                      and r["best"]), None)
+    best = reference["best"] if reference else min(r["best"] for r in runs if r["best"])
+    base = {r["strategy"]: r for r in runs if r["mode"] == "one"}
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"## Several GPUs of one host (issue 16): {gpus} x {names[0]}, {args.spec}"
+        f"{' ' + ' '.join(args.set) if args.set else ''}",
+        "",
+        f"{when}, commit {commit()}, {len(os.sched_getaffinity(0))} CPUs; "
+        f"`python3 bench/multi_gpu_bench.py --spec {args.spec}"
+        f"{''.join(' --set ' + s for s in args.set)} --model-budget {args.model_budget}`. "
+        "one: `--devices 0`; mpi: `mpirun --enable-recovery --bind-to none -n "
+        f"{gpus} ... --mpi --devices local` (one rank per GPU); all: `--devices all` in one "
+        "process. Every run compiles cold into its own module cache with one compiler process "
+        "per CPU in all. Best: the one-GPU brute-force best "
+        f"({best:.4f} ms); 95% of it: {best / 0.95:.4f} ms.",
+        "",
+        "| strategy | run | variants | wall s | variants/s (search) | variants/s (wall) | speed-up "
+        "| evals to 95% | best / one-GPU best | lock errors | integrity | rc |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in runs:
+        search = r["search"] or {}
+        rate = search.get("measured_per_s")
+        one = base.get(r["strategy"], {}).get("search") or {}
+        speedup = (f"{rate / one['measured_per_s']:.2f}x"
+                   if rate and one.get("measured_per_s") else "-")
+        evals = evaluations_to(r["order"], best / 0.95)
+        ratio = f"{r['best'] / best:.4f}" if r["best"] else "-"
+        lines.append(
+            f"| {r['strategy']} | {r['mode']} | {len(r['order'])} | {r['wall']:.1f} | "
+            f"{rate:.2f} | {len(r['order']) / r['wall']:.2f} | {speedup} | {evals or '-'} | "
+            f"{ratio} | {r['lock_errors']} | {r['integrity']} | {r['rc']} |"
+            if rate else
+            f"| {r['strategy']} | {r['mode']} | {len(r['order'])} | {r['wall']:.1f} | - | - | - | "
+            f"{evals or '-'} | {ratio} | {r['lock_errors']} | {r['integrity']} | {r['rc']} |")
+    lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(args.out, "section.md"), "w") as f:
+        f.write(text + "\n")
+    if not args.no_write:
+        with open(args.results, "a") as f:
+            f.write("\n" + text + "\n")
+    agree = all(r["best"] and r["best"] <= best * 1.01 for r in runs
+                if r["strategy"] == "brute_force")
+    clean = all(r["lock_errors"] == 0 and r["integrity"] == "ok" and r["rc"] == 0 for r in runs)
+    return 0 if agree and clean else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
