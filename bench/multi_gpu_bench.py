@@ -18,9 +18,11 @@ import datetime
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,7 +40,9 @@ def gpu_names():
 def run_search(args, mode, strategy, budget, out_dir, gpus):
     name = f"{mode}_{strategy}"
     db = os.path.join(out_dir, name + ".db")
-    cache = os.path.join(out_dir, name + ".cache")
+    # Out of --out, which may be carried back: a cold SGEMM cache holds over a thousand modules.
+    cache = os.path.join(tempfile.gettempdir(), "gputune_multi_gpu_cache", name)
+    shutil.rmtree(cache, ignore_errors=True)
     for path in (db, db + "-wal", db + "-shm"):
         if os.path.exists(path):
             os.remove(path)
@@ -66,6 +70,7 @@ def run_search(args, mode, strategy, budget, out_dir, gpus):
         stdout = stdout.decode() if isinstance(stdout, bytes) else stdout
         stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
     wall = time.monotonic() - start
+    shutil.rmtree(cache, ignore_errors=True)
     with open(os.path.join(out_dir, name + ".err"), "w") as f:
         f.write(stderr)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
