@@ -13,7 +13,7 @@ enum RankFrame : uint32_t {
   kRankHello = 1,     // rank -> 0: rank, host, device, slots, GPU UUIDs
   kRankSetReference,  // 0 -> rank: compile and run the baseline
   kRankReference,     // rank -> 0: the baseline's measurement
-  kRankMeasure,       // 0 -> rank: ticket, config index
+  kRankMeasure,       // 0 -> rank: ticket, config index, race limit
   kRankMeasured,      // rank -> 0: ticket, measurement
   kRankBandwidth,     // 0 -> rank: measure the copy bandwidth
   kRankBandwidthIs,   // rank -> 0: GB/s

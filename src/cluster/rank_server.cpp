@@ -62,6 +62,7 @@ class RankServer {
   struct Work {
     uint64_t ticket;
     Variant variant;
+    RaceLimit race;  // rank 0's best so far: racing cuts against the whole search's best
   };
 
   bool handle(uint32_t type, const std::string& payload) {
@@ -77,9 +78,12 @@ class RankServer {
         case kRankMeasure: {
           wire::Reader r(payload);
           const uint64_t ticket = r.u64(), index = r.u64();
+          RaceLimit race;
+          race.cut_above_ms = r.f64();
+          race.min_samples = static_cast<int>(r.i64());
           Variant variant = problem_.variant(index);
           const uint64_t compile = compiles_.submit(compile_request(problem_, variant, arch_));
-          compiling_.emplace(compile, Work{ticket, std::move(variant)});
+          compiling_.emplace(compile, Work{ticket, std::move(variant), race});
           return true;
         }
         default:
@@ -99,7 +103,7 @@ class RankServer {
                   "the baseline does not compile: " + first_error_line(kernel.log));
     }
     std::string warnings = compiler_warnings(kernel.log);
-    Measurement m = gpu_.set_reference({std::move(variant), std::move(kernel)});
+    Measurement m = gpu_.set_reference({std::move(variant), std::move(kernel), RaceLimit{}});
     m.compiler_warnings = std::move(warnings);
     wire::Writer w;
     wire::put(w, m);
@@ -115,7 +119,7 @@ class RankServer {
       send_measured(work.ticket, compile_failure(work.variant, kernel));
       return;
     }
-    ready_.push_back({work.ticket, {std::move(work.variant), std::move(kernel)}});
+    ready_.push_back({work.ticket, {std::move(work.variant), std::move(kernel), work.race}});
   }
 
   // Rank 0 sends up to twice as many configs as there are GPUs, so that compiling runs ahead;

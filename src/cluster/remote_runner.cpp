@@ -182,6 +182,7 @@ uint64_t RemoteRunner::submit(Candidate candidate) {
     }
     wire::Writer w;
     w.u64(ticket).u64(candidate.variant.index);
+    w.f64(candidate.race.cut_above_ms).i64(candidate.race.min_samples);
     if (ipc::write_frame(peers_[best].link.fd, kRankMeasure, w.take())) {
       ++peers_[best].in_flight;
       owner_[ticket] = {best, candidate.variant.index, candidate.variant.config};
