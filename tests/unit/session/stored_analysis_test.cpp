@@ -89,8 +89,14 @@ TEST_F(StoredAnalysisTest, AReplayStoresTheRecordingsCountersWithTheMeasurement)
   ASSERT_EQ(a.knobs.size(), 1u);
   EXPECT_EQ(a.knobs[0].first, "padding");
   EXPECT_EQ(a.knobs[0].second, std::vector<std::string>{"PAD"});
-  // The body is gputune analyze's, word for word.
-  const std::string body = format_bottleneck_report(classify_bottleneck(counters_), outcome_.spec);
+  // The body is gputune analyze's, word for word, judged against the copy bandwidth the replay
+  // stored for its device (the synthetic GPU's 3000 GB/s).
+  BottleneckThresholds limits;
+  limits.copy_bandwidth_gbs = 3000;
+  const std::string body =
+      format_bottleneck_report(classify_bottleneck(counters_, 0, 0, 0, limits), outcome_.spec);
+  EXPECT_NE(body.find("56.8% of the measured copy bandwidth (3000 GB/s)"), std::string::npos)
+      << body;
   const std::string heading = "Variant TX=32 TY=8 UNROLL=1 VEC=1 PAD=0 block_order=row";
   EXPECT_EQ(a.report, heading + " (stored ncu counters)\n" + body);
   // Shares for the plot: stalls sum to 1, throughputs end with the busiest pipe.

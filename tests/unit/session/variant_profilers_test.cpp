@@ -127,6 +127,51 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   EXPECT_EQ(search(request).profiling, "");
 }
 
+// A replay judges DRAM throughput against the copy bandwidth the recording carries: a stream
+// at 85% of it is at the bandwidth limit (remedy: block order, L2 locality), where without it
+// the occupancy rule asks for more parallelism.
+TEST_F(VariantProfilersTest, AReplayJudgesDramAgainstTheRecordedCopyBandwidth) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  ASSERT_DOUBLE_EQ(recording.info.copy_bandwidth_gbs, 3000);
+  // GEMV's baseline, latency bound (6% of the warps against 100% required), made to stream at
+  // 2550 GB/s, 76% of the theoretical peak: below the theoretical 80%, 85% of the copy.
+  KernelCounters stream = parse_ncu_raw_csv(fixture("gemv_base.raw.csv")).front();
+  stream.values["dram__bytes.sum.per_second"] = 2.55e12;
+  stream.values["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"] = 76;
+  for (Measurement& m : recording.measurements) m.compile_ms = 2000;
+  for (const Measurement& m : recording.measurements) {
+    StoredCounters counters;
+    counters.source = "ncu";
+    counters.wall_s = 0.001;
+    counters.values = stream.values;
+    recording.counters[m.config_index] = counters;
+  }
+  std::ofstream(spec_, std::ios::app) << "remedies: {thread_parallelism: [+TX], vector_width: "
+                                         "[+VEC]}\n";
+  SearchRequest request;
+  request.spec = spec_;
+  request.strategy = "bottleneck";
+  request.budget = "40";
+
+  request.replay = (dir_ / "with_copy.csv").string();
+  write_recording(recording, request.replay);
+  const SearchOutcome at_limit = search(request);
+  EXPECT_NE(at_limit.profiling.find("the fastest profiled variant: global memory (change "
+                                    "block_order)"),
+            std::string::npos)
+      << at_limit.profiling;
+
+  recording.info.copy_bandwidth_gbs = 0;  // an older recording: no copy bandwidth
+  request.replay = (dir_ / "without_copy.csv").string();
+  write_recording(recording, request.replay);
+  const SearchOutcome latency = search(request);
+  EXPECT_NE(latency.profiling.find("the fastest profiled variant: global memory (raise TX, raise "
+                                   "VEC)"),
+            std::string::npos)
+      << latency.profiling;
+}
+
 TEST_F(VariantProfilersTest, AReplayChargesNcusStartToCountersRecordedAsABatchsShare) {
   const Spec spec = load_spec(spec_, {});
   const KernelCounters pad0 = parse_ncu_raw_csv(fixture("transpose_pad0.raw.csv")).front();
