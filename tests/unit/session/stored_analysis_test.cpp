@@ -158,6 +158,35 @@ TEST_F(StoredAnalysisTest, AConfigNeverMeasuredOrAWorkloadNotStoredIsAMisuse) {
   EXPECT_THROW(stored_analysis((dir_ / "none.db").string(), 1, 0), Error);
 }
 
+// `gputune analyze` judges DRAM against the copy bandwidth the database holds for the
+// workload's device (the replay stored the synthetic GPU's 3000 GB/s); without the workload
+// in the database, against the theoretical peak alone.
+TEST_F(StoredAnalysisTest, AnalyzeJudgesDramAgainstTheDatabasesCopyBandwidth) {
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
+                     << "/tests/fixtures/ncu/copy.raw.csv'\n";
+  fs::permissions(ncu, fs::perms::owner_all);
+  AnalyzeRequest request;
+  request.spec = spec_;
+  request.db = db_;
+  request.ncu = ncu.string();
+  request.self = "/bin/true";
+  const AnalysisOutcome known = analyze(request);
+  ASSERT_TRUE(known.profiled) << known.message;
+  EXPECT_EQ(known.step, "global memory");
+  EXPECT_EQ(known.verdict.rfind("memory bound at the bandwidth limit: DRAM at 3021 GB/s, 100.7% "
+                                "of the measured copy bandwidth (3000 GB/s",
+                                0),
+            0u)
+      << known.verdict;
+  EXPECT_EQ(known.key_number, "DRAM 3021 GB/s, 100.7% of copy");
+
+  request.db = (dir_ / "empty.db").string();
+  const AnalysisOutcome unknown = analyze(request);
+  ASSERT_TRUE(unknown.profiled) << unknown.message;
+  EXPECT_EQ(unknown.verdict.rfind("memory bound: DRAM at 90.1% of peak", 0), 0u) << unknown.verdict;
+}
+
 TEST(CounterMeaningTest, EveryMetricOfTheMethodHasItsStepAndUnit) {
   for (const std::string& metric : bottleneck_metrics()) {
     if (metric == "gpu__time_duration.sum") continue;
