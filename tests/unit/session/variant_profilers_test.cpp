@@ -90,6 +90,34 @@ TEST_F(VariantProfilersTest, NcuCountersAreClassifiedAndStoredWithTheMeasurement
   EXPECT_NE(profiler->summary(10).find("1 of 1 variants"), std::string::npos);
 }
 
+// A live search measured the device's copy bandwidth (the synthetic runner's 3000 GB/s) before
+// any profile: the copy kernel's 3021 GB/s is at the bandwidth limit, where wider accesses
+// (the theoretical rule's vector_width) are no remedy.
+TEST_F(VariantProfilersTest, ALiveProfileJudgesDramAgainstTheCopyTheSearchMeasured) {
+  std::ofstream(spec_, std::ios::app) << "remedies: {vector_width: [+VEC]}\n";
+  Problem problem(load_spec(spec_, {}));
+  testing::SyntheticRunner runner(problem.space(), 1024, 0);
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  SearchOptions options;
+  options.strategy = "brute_force";
+  options.budget_evaluations = 2;
+  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  ASSERT_EQ(store->copy_bandwidth(runner.device()).value_or(0), 3000);
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
+                     << "/tests/fixtures/ncu/copy.raw.csv'\n";
+  chmod(ncu.c_str(), 0755);
+  NcuLaunch launch;
+  launch.ncu = ncu.string();
+  launch.self = "/bin/true";
+  auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
+  const VariantProfile profile = profiler->profile(result.evaluated.front());
+  ASSERT_TRUE(profile.ok) << profile.message;
+  EXPECT_EQ(profile.step, "global memory");
+  EXPECT_EQ(describe_remedy_knobs(profile.knobs), "change block_order");
+}
+
 TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   auto store = open_sqlite_store(":memory:");
   Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
