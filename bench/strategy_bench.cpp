@@ -256,7 +256,8 @@ int run_bench(const Options& options) {
             bottleneck.profile_share = options.profile_share;
             BottleneckStrategy strategy(seed, bottleneck);
             auto profiler =
-                make_recorded_profiler(problem.spec(), recording.counters, options.profile_start_s);
+                make_recorded_profiler(problem.spec(), recording.counters, options.profile_start_s,
+                                       recording.info.copy_bandwidth_gbs);
             StrategyContext context(problem.space());
             context.problem_values = problem.problem_values();
             if (options.geometry) {

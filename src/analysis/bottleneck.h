@@ -36,9 +36,15 @@ enum class BottleneckStep {
 };
 std::string step_name(BottleneckStep step);
 
-// Thresholds of the verdict (docs/bottleneck.md explains each).
+// Thresholds of the verdict (docs/bottleneck.md explains each), and the practical DRAM limit
+// they are judged against where the search measured one.
 struct BottleneckThresholds {
-  double dram_bound_pct = 80;          // DRAM throughput that counts as memory bound
+  double dram_bound_pct = 80;  // DRAM throughput that counts as memory bound, % of peak
+  // The device's copy bandwidth the search measured (GB/s, bytes read plus written, as
+  // Runner::measure_copy_bandwidth): what a plain copy achieves, the practical limit. 0 when
+  // unknown: then only dram_bound_pct, against the theoretical peak, judges.
+  double copy_bandwidth_gbs = 0;
+  double copy_bound_pct = 80;          // DRAM throughput, % of the copy bandwidth: at the limit
   double conflicts_per_request = 1.0;  // shared-memory bank conflicts per request
   double eligible_warps = 1.0;         // eligible warps per scheduler per cycle, below: few
   double dependency_share = 0.5;       // share of stalls waiting on a result
@@ -53,7 +59,13 @@ struct BottleneckAnalysis {
   double latency_cycles = 0;          // T
   double warps_per_sm = 0;            // W
   double dram_pct = 0, memory_pct = 0, l1_pct = 0, l2_pct = 0;  // of peak
-  bool latency_bound = false, bandwidth_bound = false;
+  // DRAM bytes per second (dram__bytes.sum.per_second, else dram_pct of the peak the device's
+  // memory clock and bus width give); 0 when neither is in the counters.
+  double dram_gbs = 0;
+  double copy_gbs = 0;  // the measured copy bandwidth judged against; 0 when unknown
+  double copy_pct = 0;  // dram_gbs as a share of copy_gbs, in %; 0 when either is unknown
+  // bandwidth_bound: DRAM at dram_bound_pct of peak or more, or at the copy limit.
+  bool latency_bound = false, bandwidth_bound = false, at_copy_limit = false;
   // Step 2: shared memory.
   double shared_requests = 0, conflicts_per_request = 0;
   // Step 3: execution dependency.
@@ -73,7 +85,8 @@ struct BottleneckAnalysis {
 };
 
 // `cc_major`/`cc_minor` and `warps_per_sm` come from the counters' device attributes when they
-// are 0 here.
+// are 0 here. With `thresholds.copy_bandwidth_gbs`, DRAM throughput at copy_bound_pct of it
+// or more is memory bound at the bandwidth limit, whatever the occupancy.
 BottleneckAnalysis classify_bottleneck(const CounterValues& counters, int cc_major = 0,
                                        int cc_minor = 0, double warps_per_sm = 0,
                                        const BottleneckThresholds& thresholds = {});

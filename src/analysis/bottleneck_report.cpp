@@ -36,8 +36,16 @@ std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& sp
       << number(a.latency_cycles, "%.0f") << " / " << number(a.warps_per_sm, "%.0f") << "\n"
       << "   throughput of peak: DRAM " << pct(a.dram_pct, false) << ", memory system "
       << pct(a.memory_pct, false) << ", L1 " << pct(a.l1_pct, false) << ", L2 "
-      << pct(a.l2_pct, false) << "\n"
-      << "2. Shared memory" << mark(a.step == BottleneckStep::kSharedMemory) << "\n"
+      << pct(a.l2_pct, false) << "\n";
+  if (a.dram_gbs > 0) {
+    out << "   DRAM " << number(a.dram_gbs, "%.0f") << " GB/s";
+    if (a.copy_gbs > 0) {
+      out << ", " << pct(a.copy_pct, false) << " of the measured copy bandwidth ("
+          << number(a.copy_gbs, "%.0f") << " GB/s)";
+    }
+    out << "\n";
+  }
+  out << "2. Shared memory" << mark(a.step == BottleneckStep::kSharedMemory) << "\n"
       << "   bank conflicts per request: " << number(a.conflicts_per_request, "%.2f") << " ("
       << number(a.shared_requests, "%.4g") << " requests)\n"
       << "3. Execution dependency" << mark(a.step == BottleneckStep::kExecutionDependency) << "\n"

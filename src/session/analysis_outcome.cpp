@@ -22,6 +22,9 @@ std::string fixed(double value, int digits) {
 std::string key_number(const BottleneckAnalysis& a) {
   switch (a.step) {
     case BottleneckStep::kGlobalMemory:
+      if (a.at_copy_limit) {
+        return "DRAM " + fixed(a.dram_gbs, 0) + " GB/s, " + fixed(a.copy_pct, 1) + "% of copy";
+      }
       return a.bandwidth_bound ? "DRAM " + fixed(a.dram_pct, 1) + "% of peak"
                                : "occupancy " + fixed(100 * a.achieved_occupancy, 1) + "% < " +
                                      fixed(100 * a.required_occupancy, 1) + "% required";
@@ -45,8 +48,11 @@ std::string key_number(const BottleneckAnalysis& a) {
 }
 
 void classify_into(const Spec& spec, const std::string& heading,
-                   const std::map<std::string, double>& counters, AnalysisOutcome* outcome) {
-  const BottleneckAnalysis analysis = classify_bottleneck(counters);
+                   const std::map<std::string, double>& counters, double copy_bandwidth_gbs,
+                   AnalysisOutcome* outcome) {
+  BottleneckThresholds limits;
+  limits.copy_bandwidth_gbs = copy_bandwidth_gbs;
+  const BottleneckAnalysis analysis = classify_bottleneck(counters, 0, 0, 0, limits);
   outcome->profiled = true;
   outcome->counters = counters;
   outcome->step = step_name(analysis.step);
@@ -72,9 +78,11 @@ void record_profile(const Problem& problem, uint64_t index, const KernelCounters
                     const WorkloadSummary* workload, AnalysisOutcome* outcome) {
   outcome->source = source;
   outcome->profile_s = cost_s;
+  const double copy_gbs =
+      workload != nullptr ? store.copy_bandwidth(workload->key.device).value_or(0) : 0;
   classify_into(problem.spec(),
                 "Variant " + problem.space().describe(index) + " (" + counters.kernel + ")",
-                counters.values, outcome);
+                counters.values, copy_gbs, outcome);
   if (workload == nullptr) return;
   StoredCounters stored;
   stored.source = source;

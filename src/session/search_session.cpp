@@ -318,7 +318,9 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
     auto store = open_writable_store(db);
-    auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters);
+    // The recording's copy bandwidth (a database's, for its device): 0 when it has none.
+    auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters, kProfileStartS,
+                                           replay.runner->measure_copy_bandwidth());
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, *profiler, true, progress, stop);
     store_replayed_counters(*replay.problem, replay.counters, outcome.workload, *store);

@@ -113,7 +113,7 @@ AnalysisOutcome stored_analysis(const std::string& db, int64_t workload, uint64_
   outcome.profile_s = counters->wall_s;
   classify_into(knobs_spec.value_or(Spec{}),
                 "Variant " + described + " (stored " + counters->source + " counters)",
-                counters->values, &outcome);
+                counters->values, store->copy_bandwidth(summary->key.device).value_or(0), &outcome);
   if (!knobs_spec) {
     outcome.report += "(" + summary->key.spec_path +
                       " is gone or no longer the spec measured, so no knobs are named; give the "

@@ -105,8 +105,11 @@ CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compile
   return result;
 }
 
-VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters) {
-  const BottleneckAnalysis analysis = classify_bottleneck(counters);
+VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters,
+                               double copy_bandwidth_gbs) {
+  BottleneckThresholds limits;
+  limits.copy_bandwidth_gbs = copy_bandwidth_gbs;
+  const BottleneckAnalysis analysis = classify_bottleneck(counters, 0, 0, 0, limits);
   VariantProfile profile;
   profile.ok = true;
   profile.step = step_name(analysis.step);

@@ -45,7 +45,9 @@ CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compile
                                         const Problem& problem, uint64_t index, double timeout_s);
 
 // What counters say, in the terms of this spec's knobs: the verdict's step and the parameters
-// that address it, most direct remedy first.
-VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters);
+// that address it, most direct remedy first. `copy_bandwidth_gbs`, the device's copy bandwidth
+// the search measured (0 when unknown), is the practical DRAM limit the verdict judges against.
+VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters,
+                               double copy_bandwidth_gbs);
 
 }  // namespace gputune

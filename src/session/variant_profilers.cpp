@@ -126,7 +126,9 @@ class LiveProfiler : public CountingProfiler {
       if (result.unavailable) unavailable_ = result.message;
       return count(measured, profile);
     }
-    profile = variant_profile(problem_.spec(), result.counters.values);
+    // The search measured (or found stored) the device's copy bandwidth before it began.
+    profile = variant_profile(problem_.spec(), result.counters.values,
+                              store_.copy_bandwidth(device_).value_or(0));
     profile.cost_s = result.wall_s;
     StoredCounters stored;
     stored.source = result.source;
@@ -260,8 +262,12 @@ class CuptiThenNcuProfiler : public SearchProfiler {
 
 class RecordedProfiler : public CountingProfiler {
  public:
-  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters, double start_s)
-      : spec_(spec), counters_(std::move(counters)), start_s_(start_s) {}
+  RecordedProfiler(const Spec& spec, std::map<uint64_t, StoredCounters> counters, double start_s,
+                   double copy_bandwidth_gbs)
+      : spec_(spec),
+        counters_(std::move(counters)),
+        start_s_(start_s),
+        copy_bandwidth_gbs_(copy_bandwidth_gbs) {}
 
   std::optional<double> elapsed_s() const override { return std::nullopt; }
 
@@ -277,7 +283,7 @@ class RecordedProfiler : public CountingProfiler {
       none.message = "no counters recorded for " + measured.config;
       return count(measured, none);
     }
-    VariantProfile profile = variant_profile(spec_, found->second.values);
+    VariantProfile profile = variant_profile(spec_, found->second.values, copy_bandwidth_gbs_);
     profile.cost_s = cost_s(found->second);
     return count(measured, profile);
   }
@@ -299,6 +305,7 @@ class RecordedProfiler : public CountingProfiler {
   Spec spec_;
   std::map<uint64_t, StoredCounters> counters_;
   double start_s_;
+  double copy_bandwidth_gbs_;
 };
 
 }  // namespace
@@ -330,8 +337,8 @@ std::unique_ptr<SearchProfiler> make_search_profiler(const std::string& kind,
 
 std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,
                                                        std::map<uint64_t, StoredCounters> counters,
-                                                       double start_s) {
-  return std::make_unique<RecordedProfiler>(spec, std::move(counters), start_s);
+                                                       double start_s, double copy_bandwidth_gbs) {
+  return std::make_unique<RecordedProfiler>(spec, std::move(counters), start_s, copy_bandwidth_gbs);
 }
 
 }  // namespace gputune

@@ -53,9 +53,11 @@ constexpr double kProfileStartS = 2.0;
 
 // Answers from recorded counters (a recording's or a database's), charging what they cost when
 // they were taken, plus `start_s` where that was a batch's share (less than `start_s`); a variant
-// without counters has none, at no cost.
+// without counters has none, at no cost. `copy_bandwidth_gbs` is the copy bandwidth recorded
+// with them (0 when the recording has none), the practical DRAM limit the verdicts judge against.
 std::unique_ptr<SearchProfiler> make_recorded_profiler(const Spec& spec,
                                                        std::map<uint64_t, StoredCounters> counters,
-                                                       double start_s = kProfileStartS);
+                                                       double start_s = kProfileStartS,
+                                                       double copy_bandwidth_gbs = 0);
 
 }  // namespace gputune

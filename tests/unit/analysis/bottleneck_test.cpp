@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -90,6 +91,134 @@ TEST(Bottleneck, RequiredOccupancyFollowsTheFormula) {
   EXPECT_DOUBLE_EQ(a.required_occupancy, 0.1 * 480 / 64);
   EXPECT_TRUE(a.latency_bound);
   EXPECT_FALSE(a.missing.empty());
+}
+
+// The counters that decide the first step for GEMV's fastest H100 variant (SHARED=0 TPR=32
+// ROWS=4 MERGE=1 VEC=4 UNROLL=4, db/counters/gemv_*.csv.xz): a stream reading DRAM at 76.2% of
+// the theoretical peak, with fewer warps than the formula asks for.
+CounterValues gemv_best_counters() {
+  CounterValues c;
+  c["device__attribute_compute_capability_major"] = 9;
+  c["device__attribute_compute_capability_minor"] = 0;
+  c["device__attribute_max_warps_per_multiprocessor"] = 64;
+  c["device__attribute_memory_clock_rate"] = 2.619e6;  // kHz
+  c["device__attribute_global_memory_bus_width"] = 5120;
+  c["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"] = 76.19;
+  c["sm__warps_active.avg.pct_of_peak_sustained_active"] = 44.99;
+  c["sm__maximum_warps_per_active_cycle_pct"] = 100;
+  c["smsp__inst_executed.sum"] = 1.45408e6;
+  c["smsp__sass_inst_executed_op_global_ld.sum"] = 262144;
+  c["smsp__sass_inst_executed_op_global_st.sum"] = 4096;
+  c["smsp__issue_active.avg.pct_of_peak_sustained_active"] = 6.31;
+  return c;
+}
+
+BottleneckThresholds against_copy(double gbs) {
+  BottleneckThresholds limits;
+  limits.copy_bandwidth_gbs = gbs;
+  return limits;
+}
+
+// The copy bandwidth gputune measured on that H100 (the recordings' copy_bandwidth_gbs).
+constexpr double kH100CopyGbs = 2987.2;
+
+TEST(Bottleneck, WithoutACopyBandwidthAStreamBelowEightyPercentOfPeakIsLatencyBound) {
+  const BottleneckAnalysis a = classify_bottleneck(gemv_best_counters());
+  EXPECT_EQ(a.step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(a.latency_bound);
+  EXPECT_FALSE(a.bandwidth_bound);
+  EXPECT_FALSE(a.at_copy_limit);
+  EXPECT_DOUBLE_EQ(a.required_occupancy, 1.0);
+  EXPECT_TRUE(has(a.remedies, Remedy::kThreadParallelism));
+  EXPECT_NEAR(a.dram_gbs, 2554, 1);  // 76.19% of 2 * 2.619 GHz * 640 bytes
+  EXPECT_EQ(a.copy_gbs, 0);
+}
+
+// The rule of the measured copy: close to what a plain copy achieves, a stream is at the
+// bandwidth limit, and more warps or wider loads cannot move its bytes faster.
+TEST(Bottleneck, AStreamCloseToTheMeasuredCopyBandwidthIsAtTheLimitNotLatencyBound) {
+  const BottleneckAnalysis a =
+      classify_bottleneck(gemv_best_counters(), 0, 0, 0, against_copy(kH100CopyGbs));
+  EXPECT_EQ(a.step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(a.at_copy_limit);
+  EXPECT_TRUE(a.bandwidth_bound);
+  EXPECT_NEAR(a.copy_pct, 85.5, 0.1);
+  EXPECT_NE(a.verdict.find("at the bandwidth limit"), std::string::npos) << a.verdict;
+  EXPECT_NE(a.verdict.find("85.5% of the measured copy bandwidth (2987 GB/s"), std::string::npos)
+      << a.verdict;
+  for (Remedy parallelism : {Remedy::kThreadParallelism, Remedy::kInstructionParallelism,
+                             Remedy::kVectorWidth, Remedy::kRegisterCap}) {
+    EXPECT_FALSE(has(a.remedies, parallelism)) << remedy_name(parallelism);
+  }
+  EXPECT_EQ(a.remedies, (std::vector<Remedy>{Remedy::kSharedStaging, Remedy::kBlockOrder}));
+  // The bytes come from the memory clock and bus width: dram__bytes is not missed.
+  EXPECT_EQ(std::find(a.missing.begin(), a.missing.end(), "dram__bytes.sum.per_second"),
+            a.missing.end());
+}
+
+TEST(Bottleneck, BelowTheCopyThresholdTheOccupancyRuleStillDecides) {
+  // A copy measured 10% faster than this GPU's: 76.2% of the theoretical peak is then 77.7%
+  // of it, below the 80%.
+  const BottleneckAnalysis a =
+      classify_bottleneck(gemv_best_counters(), 0, 0, 0, against_copy(2554.0 / 0.777));
+  EXPECT_FALSE(a.at_copy_limit);
+  EXPECT_TRUE(a.latency_bound);
+  EXPECT_TRUE(has(a.remedies, Remedy::kThreadParallelism));
+}
+
+TEST(Bottleneck, MeasuredDramBytesPerSecondComeBeforeThePeakFromTheMemoryClock) {
+  CounterValues c = gemv_best_counters();
+  c["dram__bytes.sum.per_second"] = 2.0e12;  // 67% of the copy: not at the limit
+  const BottleneckAnalysis a = classify_bottleneck(c, 0, 0, 0, against_copy(kH100CopyGbs));
+  EXPECT_DOUBLE_EQ(a.dram_gbs, 2000);
+  EXPECT_FALSE(a.at_copy_limit);
+  EXPECT_TRUE(a.latency_bound);
+}
+
+TEST(Bottleneck, WithoutDramBytesTheCopyCannotJudgeAndSaysWhatIsMissing) {
+  CounterValues c = gemv_best_counters();
+  c.erase("device__attribute_memory_clock_rate");
+  const BottleneckAnalysis a = classify_bottleneck(c, 0, 0, 0, against_copy(kH100CopyGbs));
+  EXPECT_FALSE(a.at_copy_limit);
+  EXPECT_TRUE(a.latency_bound);
+  EXPECT_NE(std::find(a.missing.begin(), a.missing.end(), "dram__bytes.sum.per_second"),
+            a.missing.end());
+}
+
+// The reference kernels keep their verdicts when judged against the measured copy.
+TEST(Bottleneck, ReferenceKernelsKeepTheirVerdictsAgainstTheMeasuredCopy) {
+  const BottleneckThresholds limits = against_copy(kH100CopyGbs);
+  const auto classify = [&](const std::string& name) {
+    std::ifstream in(test::source_dir() + "/tests/fixtures/ncu/" + name + ".raw.csv");
+    std::stringstream text;
+    text << in.rdbuf();
+    return classify_bottleneck(parse_ncu_raw_csv(text.str(), name).at(0).values, 0, 0, 0, limits);
+  };
+  const BottleneckAnalysis copy = classify("copy");
+  EXPECT_EQ(copy.step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(copy.at_copy_limit);
+  EXPECT_NEAR(copy.copy_pct, 101.1, 0.1);  // ncu's 3.021 TB/s against gputune's 2987 GB/s
+  EXPECT_EQ(classify("transpose_pad0").step, BottleneckStep::kSharedMemory);
+  EXPECT_EQ(classify("transpose_pad0").remedies.front(), Remedy::kPadding);
+  EXPECT_EQ(classify("transpose_pad1").step, BottleneckStep::kGlobalMemory);
+  EXPECT_TRUE(classify("transpose_pad1").at_copy_limit);
+  const BottleneckAnalysis gemv = classify("gemv_base");
+  EXPECT_TRUE(gemv.latency_bound);
+  EXPECT_FALSE(gemv.at_copy_limit);
+  EXPECT_TRUE(has(gemv.remedies, Remedy::kThreadParallelism));
+  const BottleneckAnalysis best = classify("sgemm_best");
+  EXPECT_EQ(best.step, BottleneckStep::kInstructions);
+  EXPECT_EQ(best.pipe_utilisation.at(0).first, "fma");
+  EXPECT_EQ(classify("sgemm_naive").step, BottleneckStep::kLatency);
+}
+
+TEST(Bottleneck, ReportShowsDramAgainstTheMeasuredCopy) {
+  const std::string report = format_bottleneck_report(
+      classify_bottleneck(gemv_best_counters(), 0, 0, 0, against_copy(kH100CopyGbs)), Spec{});
+  EXPECT_NE(report.find("DRAM 2554 GB/s, 85.5% of the measured copy bandwidth (2987 GB/s)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1. Global memory  <- bottleneck"), std::string::npos) << report;
 }
 
 TEST(Bottleneck, LatencyIsLookedUpPerArchitecture) {

@@ -89,8 +89,14 @@ TEST_F(StoredAnalysisTest, AReplayStoresTheRecordingsCountersWithTheMeasurement)
   ASSERT_EQ(a.knobs.size(), 1u);
   EXPECT_EQ(a.knobs[0].first, "padding");
   EXPECT_EQ(a.knobs[0].second, std::vector<std::string>{"PAD"});
-  // The body is gputune analyze's, word for word.
-  const std::string body = format_bottleneck_report(classify_bottleneck(counters_), outcome_.spec);
+  // The body is gputune analyze's, word for word, judged against the copy bandwidth the replay
+  // stored for its device (the synthetic GPU's 3000 GB/s).
+  BottleneckThresholds limits;
+  limits.copy_bandwidth_gbs = 3000;
+  const std::string body =
+      format_bottleneck_report(classify_bottleneck(counters_, 0, 0, 0, limits), outcome_.spec);
+  EXPECT_NE(body.find("56.8% of the measured copy bandwidth (3000 GB/s)"), std::string::npos)
+      << body;
   const std::string heading = "Variant TX=32 TY=8 UNROLL=1 VEC=1 PAD=0 block_order=row";
   EXPECT_EQ(a.report, heading + " (stored ncu counters)\n" + body);
   // Shares for the plot: stalls sum to 1, throughputs end with the busiest pipe.
@@ -150,6 +156,35 @@ TEST_F(StoredAnalysisTest, AConfigNeverMeasuredOrAWorkloadNotStoredIsAMisuse) {
   EXPECT_THROW(stored_analysis(db_, outcome_.workload, never), Error);
   EXPECT_THROW(stored_analysis(db_, outcome_.workload + 99, baseline_), Error);
   EXPECT_THROW(stored_analysis((dir_ / "none.db").string(), 1, 0), Error);
+}
+
+// `gputune analyze` judges DRAM against the copy bandwidth the database holds for the
+// workload's device (the replay stored the synthetic GPU's 3000 GB/s); without the workload
+// in the database, against the theoretical peak alone.
+TEST_F(StoredAnalysisTest, AnalyzeJudgesDramAgainstTheDatabasesCopyBandwidth) {
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
+                     << "/tests/fixtures/ncu/copy.raw.csv'\n";
+  fs::permissions(ncu, fs::perms::owner_all);
+  AnalyzeRequest request;
+  request.spec = spec_;
+  request.db = db_;
+  request.ncu = ncu.string();
+  request.self = "/bin/true";
+  const AnalysisOutcome known = analyze(request);
+  ASSERT_TRUE(known.profiled) << known.message;
+  EXPECT_EQ(known.step, "global memory");
+  EXPECT_EQ(known.verdict.rfind("memory bound at the bandwidth limit: DRAM at 3021 GB/s, 100.7% "
+                                "of the measured copy bandwidth (3000 GB/s",
+                                0),
+            0u)
+      << known.verdict;
+  EXPECT_EQ(known.key_number, "DRAM 3021 GB/s, 100.7% of copy");
+
+  request.db = (dir_ / "empty.db").string();
+  const AnalysisOutcome unknown = analyze(request);
+  ASSERT_TRUE(unknown.profiled) << unknown.message;
+  EXPECT_EQ(unknown.verdict.rfind("memory bound: DRAM at 90.1% of peak", 0), 0u) << unknown.verdict;
 }
 
 TEST(CounterMeaningTest, EveryMetricOfTheMethodHasItsStepAndUnit) {

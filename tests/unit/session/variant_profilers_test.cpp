@@ -90,6 +90,34 @@ TEST_F(VariantProfilersTest, NcuCountersAreClassifiedAndStoredWithTheMeasurement
   EXPECT_NE(profiler->summary(10).find("1 of 1 variants"), std::string::npos);
 }
 
+// A live search measured the device's copy bandwidth (the synthetic runner's 3000 GB/s) before
+// any profile: the copy kernel's 3021 GB/s is at the bandwidth limit, where wider accesses
+// (the theoretical rule's vector_width) are no remedy.
+TEST_F(VariantProfilersTest, ALiveProfileJudgesDramAgainstTheCopyTheSearchMeasured) {
+  std::ofstream(spec_, std::ios::app) << "remedies: {vector_width: [+VEC]}\n";
+  Problem problem(load_spec(spec_, {}));
+  testing::SyntheticRunner runner(problem.space(), 1024, 0);
+  auto compiler = make_replay_compiler();
+  auto store = open_sqlite_store(":memory:");
+  SearchOptions options;
+  options.strategy = "brute_force";
+  options.budget_evaluations = 2;
+  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  ASSERT_EQ(store->copy_bandwidth(runner.device()).value_or(0), 3000);
+  const fs::path ncu = dir_ / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
+                     << "/tests/fixtures/ncu/copy.raw.csv'\n";
+  chmod(ncu.c_str(), 0755);
+  NcuLaunch launch;
+  launch.ncu = ncu.string();
+  launch.self = "/bin/true";
+  auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
+  const VariantProfile profile = profiler->profile(result.evaluated.front());
+  ASSERT_TRUE(profile.ok) << profile.message;
+  EXPECT_EQ(profile.step, "global memory");
+  EXPECT_EQ(describe_remedy_knobs(profile.knobs), "change block_order");
+}
+
 TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   auto store = open_sqlite_store(":memory:");
   Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
@@ -125,6 +153,51 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
 
   request.strategy = "model";
   EXPECT_EQ(search(request).profiling, "");
+}
+
+// A replay judges DRAM throughput against the copy bandwidth the recording carries: a stream
+// at 85% of it is at the bandwidth limit (remedy: block order, L2 locality), where without it
+// the occupancy rule asks for more parallelism.
+TEST_F(VariantProfilersTest, AReplayJudgesDramAgainstTheRecordedCopyBandwidth) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  ASSERT_DOUBLE_EQ(recording.info.copy_bandwidth_gbs, 3000);
+  // GEMV's baseline, latency bound (6% of the warps against 100% required), made to stream at
+  // 2550 GB/s, 76% of the theoretical peak: below the theoretical 80%, 85% of the copy.
+  KernelCounters stream = parse_ncu_raw_csv(fixture("gemv_base.raw.csv")).front();
+  stream.values["dram__bytes.sum.per_second"] = 2.55e12;
+  stream.values["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"] = 76;
+  for (Measurement& m : recording.measurements) m.compile_ms = 2000;
+  for (const Measurement& m : recording.measurements) {
+    StoredCounters counters;
+    counters.source = "ncu";
+    counters.wall_s = 0.001;
+    counters.values = stream.values;
+    recording.counters[m.config_index] = counters;
+  }
+  std::ofstream(spec_, std::ios::app) << "remedies: {thread_parallelism: [+TX], vector_width: "
+                                         "[+VEC]}\n";
+  SearchRequest request;
+  request.spec = spec_;
+  request.strategy = "bottleneck";
+  request.budget = "40";
+
+  request.replay = (dir_ / "with_copy.csv").string();
+  write_recording(recording, request.replay);
+  const SearchOutcome at_limit = search(request);
+  EXPECT_NE(at_limit.profiling.find("the fastest profiled variant: global memory (change "
+                                    "block_order)"),
+            std::string::npos)
+      << at_limit.profiling;
+
+  recording.info.copy_bandwidth_gbs = 0;  // an older recording: no copy bandwidth
+  request.replay = (dir_ / "without_copy.csv").string();
+  write_recording(recording, request.replay);
+  const SearchOutcome latency = search(request);
+  EXPECT_NE(latency.profiling.find("the fastest profiled variant: global memory (raise TX, raise "
+                                   "VEC)"),
+            std::string::npos)
+      << latency.profiling;
 }
 
 TEST_F(VariantProfilersTest, AReplayChargesNcusStartToCountersRecordedAsABatchsShare) {
