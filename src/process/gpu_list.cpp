@@ -60,4 +60,11 @@ std::vector<DeviceInfo> list_gpus() {
   return list_gpus_in_child();
 }
 
+std::optional<DeviceInfo> listed_gpu(int ordinal) {
+  for (DeviceInfo& gpu : list_gpus()) {
+    if (gpu.ordinal == ordinal) return std::move(gpu);
+  }
+  return std::nullopt;
+}
+
 }  // namespace gputune

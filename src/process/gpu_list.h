@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "gputune/device.h"
@@ -9,5 +10,7 @@ namespace gputune {
 // of a short-lived child process unless this process already loaded the driver: CUDA initialised
 // here would not survive a later fork().
 std::vector<DeviceInfo> list_gpus();
+// The listed GPU of this ordinal, if any.
+std::optional<DeviceInfo> listed_gpu(int ordinal);
 
 }  // namespace gputune

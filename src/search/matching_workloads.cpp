@@ -41,6 +41,15 @@ std::vector<WorkloadSummary> workloads_measured_as(const Store& store, const Spe
   return out;
 }
 
+const WorkloadSummary* workload_on(const std::vector<WorkloadSummary>& workloads,
+                                   const std::optional<DeviceInfo>& gpu) {
+  if (!gpu) return workloads.empty() ? nullptr : &workloads.front();
+  for (const WorkloadSummary& w : workloads) {
+    if (w.key.device.key() == gpu->key()) return &w;
+  }
+  return nullptr;
+}
+
 int64_t workload_measured_as(Store& store, const Problem& problem, const DeviceInfo& device,
                              const std::string& toolchain) {
   const WorkloadKey key = workload_key(problem, device, toolchain);

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ bool measures_as(const Spec& spec, const WorkloadKey& key);
 // text first.
 std::vector<WorkloadSummary> workloads_measured_as(const Store& store, const Spec& spec,
                                                    const std::string& problem_json);
+
+// Of `workloads`, the one measured on `gpu` (counters taken there belong to it, and its copy
+// bandwidth is that GPU's), or none. Without a GPU to compare (none listed: a profiler stood in
+// for one), the first.
+const WorkloadSummary* workload_on(const std::vector<WorkloadSummary>& workloads,
+                                   const std::optional<DeviceInfo>& gpu);
 
 // The workload a search of `problem` on `device` with `toolchain` stores its results under: the
 // one it measures as (so a search after an annotation goes on with the results measured

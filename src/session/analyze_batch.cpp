@@ -426,7 +426,7 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
   const std::string db = base.db.value_or("gputune.db");
   std::unique_ptr<Store> store = open_sqlite_store(db);
   const auto workloads = workloads_measured_as(*store, problem.spec(), problem.problem_json());
-  const WorkloadSummary* workload = workloads.empty() ? nullptr : &workloads.front();
+  const WorkloadSummary* workload = workload_on(workloads, listed_gpu(base.device));
 
   AnalyzeManyOutcome outcome;
   const std::set<uint64_t> skip = profiled_before(*store, workload, request);

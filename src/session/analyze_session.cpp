@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "gputune/analysis.h"
 #include "gputune/error.h"
+#include "process/gpu_list.h"
 #include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/matching_workloads.h"
@@ -30,14 +31,22 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   const std::string db = request.db.value_or("gputune.db");
   std::unique_ptr<Store> store = open_sqlite_store(db);
   const auto workloads = workloads_measured_as(*store, problem.spec(), problem.problem_json());
-  const WorkloadSummary* workload = workloads.empty() ? nullptr : &workloads.front();
+  const std::optional<DeviceInfo> gpu = listed_gpu(request.device);
+  const WorkloadSummary* workload = workload_on(workloads, gpu);
 
   uint64_t index = problem.baseline_index();
   if (request.best) {
     if (workload == nullptr || !workload->best) {
-      throw Error(ErrorCode::kUsage, "--best: " + db + " has no measured variant of " + spec_path +
-                                         " at these problem values; run gputune "
-                                         "search first, or give --config or --baseline");
+      std::string elsewhere;
+      for (const WorkloadSummary& w : workloads) {
+        if (&w != workload && w.best)
+          elsewhere += (elsewhere.empty() ? "" : ", ") + w.key.device.name;
+      }
+      throw Error(ErrorCode::kUsage,
+                  "--best: " + db + " has no measured variant of " + spec_path +
+                      " at these problem values" + (gpu ? " on " + gpu->name : "") +
+                      (elsewhere.empty() ? "" : " (only on " + elsewhere + ")") +
+                      "; run gputune search first, or give --config or --baseline");
     }
     index = workload->best->config_index;
   } else if (!request.config.empty()) {

@@ -111,7 +111,8 @@ AnalysisOutcome stored_analysis(const std::string& db, int64_t workload, uint64_
   outcome.stored = true;
   outcome.source = counters->source;
   outcome.profile_s = counters->wall_s;
-  classify_into(knobs_spec.value_or(Spec{}),
+  const Spec no_knobs;
+  classify_into(knobs_spec ? *knobs_spec : no_knobs,
                 "Variant " + described + " (stored " + counters->source + " counters)",
                 counters->values, store->copy_bandwidth(summary->key.device).value_or(0), &outcome);
   if (!knobs_spec) {

@@ -83,5 +83,24 @@ TEST_F(MatchingWorkloadsTest, TheExactTextComesFirst) {
       exact);
 }
 
+TEST(WorkloadOn, IsTheOneMeasuredOnTheGpuAtHand) {
+  auto on = [](const std::string& name) {
+    WorkloadSummary w;
+    w.key.device.name = name;
+    w.key.device.cc_major = 9;
+    w.key.device.sm_count = 132;
+    return w;
+  };
+  const std::vector<WorkloadSummary> workloads = {on("NVIDIA H100"), on("NVIDIA H200")};
+  DeviceInfo h200 = workloads[1].key.device;
+  h200.ordinal = 1;
+  EXPECT_EQ(workload_on(workloads, h200), &workloads[1]);
+  DeviceInfo a100;
+  a100.name = "NVIDIA A100";
+  EXPECT_EQ(workload_on(workloads, a100), nullptr) << "counters of one GPU never go to another's";
+  EXPECT_EQ(workload_on(workloads, std::nullopt), &workloads[0]) << "no GPU listed to compare";
+  EXPECT_EQ(workload_on({}, std::nullopt), nullptr);
+}
+
 }  // namespace
 }  // namespace gputune
