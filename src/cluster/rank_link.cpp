@@ -10,7 +10,7 @@ std::string hello_payload(const RankHello& hello) {
   wire::Writer w;
   w.u32(static_cast<uint32_t>(hello.rank)).str(hello.host);
   wire::put(w, hello.device);
-  w.u32(hello.slots);
+  w.u32(hello.slots).u32(hello.depth);
   w.u32(static_cast<uint32_t>(hello.gpus.size()));
   for (const std::string& uuid : hello.gpus) w.str(uuid);
   return w.take();
@@ -23,6 +23,7 @@ RankHello read_hello(const std::string& payload) {
   hello.host = r.str();
   wire::get(r, &hello.device);
   hello.slots = r.u32();
+  hello.depth = r.u32();
   hello.gpus.resize(r.u32());
   for (std::string& uuid : hello.gpus) uuid = r.str();
   return hello;

@@ -10,7 +10,7 @@
 namespace gputune {
 
 enum RankFrame : uint32_t {
-  kRankHello = 1,     // rank -> 0: rank, host, device, slots, GPU UUIDs
+  kRankHello = 1,     // rank -> 0: rank, host, device, slots, depth, GPU UUIDs
   kRankSetReference,  // 0 -> rank: compile and run the baseline
   kRankReference,     // rank -> 0: the baseline's measurement
   kRankMeasure,       // 0 -> rank: ticket, config index, race limit
@@ -26,6 +26,9 @@ struct RankHello {
   std::string host;
   DeviceInfo device;
   uint32_t slots = 1;
+  // Configs it takes in flight, compiling ahead of its GPUs: what one process's pipeline keeps
+  // in flight with the rank's compile workers and GPUs.
+  uint32_t depth = 0;
   std::vector<std::string> gpus;  // the UUIDs of the GPUs it measures on; none in replay
 };
 

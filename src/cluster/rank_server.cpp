@@ -13,6 +13,7 @@
 #include "process/ipc.h"
 #include "search/async_adapters.h"
 #include "search/compile_outcome.h"
+#include "search/evaluation_pipeline.h"
 #include "search/search.h"
 
 namespace gputune {
@@ -35,6 +36,7 @@ class RankServer {
     hello.host = host_name();
     hello.device = gpu_.device();
     hello.slots = static_cast<uint32_t>(std::max<size_t>(slots, 1));
+    hello.depth = static_cast<uint32_t>(pipeline_depth(0, 1, true, compiles_.parallelism(), slots));
     hello.gpus = std::move(gpu_uuids);
     if (!ipc::write_frame(fd_, kRankHello, hello_payload(hello))) return 1;
     for (;;) {

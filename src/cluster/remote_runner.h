@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,9 +24,10 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
 // Tells every rank that the search is over and closes the connections.
 void dismiss_ranks(std::vector<RankPeer>& peers);
 
-// Rank 0's GPUs: the measuring ranks of one device model, each with its slots (GPUs, twice
-// over so that their compilers run ahead). A candidate goes to the rank with the most free
-// slots as its config index; that rank compiles and measures it. A rank that fails or goes away
+// Rank 0's GPUs: the measuring ranks of one device model, each with room for as many configs as
+// its hello's depth (its compile workers twice over and four per GPU, so that its compilers run
+// ahead as one process's do). A candidate goes to the rank with the most free room as its config
+// index; that rank compiles and measures it. A rank that fails or goes away
 // costs the configs it had: they come back as runtime errors that name it; the search goes on
 // with the others until none is left.
 class RemoteRunner : public AsyncRunner {
@@ -59,7 +61,9 @@ class RemoteRunner : public AsyncRunner {
   // Marks a rank dead and hands back what it had as lost.
   void lose(size_t peer, const std::string& why,
             std::vector<std::pair<uint64_t, Measurement>>* out);
-  size_t capacity(const Peer& peer) const { return 2 * peer.link.hello.slots; }
+  size_t capacity(const Peer& peer) const {
+    return std::max<size_t>(peer.link.hello.depth, peer.link.hello.slots);
+  }
 
   std::vector<Peer> peers_;
   DeviceInfo device_;

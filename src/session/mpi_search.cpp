@@ -124,8 +124,9 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
     const std::string device = group.front().hello.device.name;
     const size_t ranks = group.size();
     RemoteRunner runner(std::move(group));
-    // The strategy is asked for as many configs as the ranks have room for.
-    options.batch = std::max(options.batch, runner.idle());
+    // As many configs in flight as the ranks take: each compiles ahead of its GPUs as one
+    // process would. The strategy is asked for `batch` at a time, as in one process.
+    if (options.pipeline == 0) options.pipeline = runner.idle();
     // Ranks are not profiled: the bottleneck strategy runs as the model strategy here.
     auto profiler = make_recorded_profiler(problem->spec(), {});
     SearchOutcome result = search_and_report(*problem, runner, *compiler, *store, options,

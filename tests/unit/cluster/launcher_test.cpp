@@ -85,16 +85,18 @@ TEST(Recovery, OpenMpi5IsReadOffTheLaunchersCommandLine) {
   EXPECT_EQ(recovery_from(environment({}), {"srun"}), Recovery::kUnknown);
 }
 
-TEST(RankHello, CarriesTheUuidsOfTheRanksGpus) {
+TEST(RankHello, CarriesTheRanksDepthAndTheUuidsOfItsGpus) {
   RankHello hello;
   hello.rank = 3;
   hello.host = "node7";
   hello.slots = 2;
+  hello.depth = 40;
   hello.gpus = {"GPU-aaa", "GPU-bbb"};
   const RankHello back = read_hello(hello_payload(hello));
   EXPECT_EQ(back.rank, 3);
   EXPECT_EQ(back.host, "node7");
   EXPECT_EQ(back.slots, 2u);
+  EXPECT_EQ(back.depth, 40u);
   EXPECT_EQ(back.gpus, hello.gpus);
 }
 
