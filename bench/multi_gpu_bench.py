@@ -6,8 +6,8 @@ For each strategy (brute force over the whole space, then the model-guided one) 
   one  gputune search SPEC --devices 0
   mpi  mpirun --enable-recovery --bind-to none -n G gputune search SPEC --mpi --devices local
   all  gputune search SPEC --devices all
-each into its own database and module cache (every run compiles cold, with the same number of
-compiler processes in all), and records: variants per second, evaluations until a variant within
+each into its own database, module cache and compute cache (NVRTC's: every run compiles cold,
+with the same number of compiler processes in all), and records: variants per second, evaluations until a variant within
 95% of the best (the one-GPU brute-force best), the best found against that one, database
 lock errors on stderr, and PRAGMA integrity_check. Appends a section to bench/RESULTS.md.
 
@@ -43,6 +43,11 @@ def run_search(args, mode, strategy, budget, out_dir, gpus):
     # Out of --out, which may be carried back: a cold SGEMM cache holds over a thousand modules.
     cache = os.path.join(tempfile.gettempdir(), "gputune_multi_gpu_cache", name)
     shutil.rmtree(cache, ignore_errors=True)
+    # NVRTC (CUDA 12.9+) keeps cubins in the driver's compute cache: without a fresh one, every
+    # run after the first would find the variants compiled.
+    compute_cache = cache + ".compute"
+    shutil.rmtree(compute_cache, ignore_errors=True)
+    env = dict(ENV, CUDA_CACHE_PATH=compute_cache)
     for path in (db, db + "-wal", db + "-shm"):
         if os.path.exists(path):
             os.remove(path)
@@ -62,7 +67,7 @@ def run_search(args, mode, strategy, budget, out_dir, gpus):
                    + ["--mpi", "--devices", "local"])
     start = time.monotonic()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=ENV,
+        done = subprocess.run(command, capture_output=True, text=True, env=env,
                               timeout=args.timeout)
         rc, stdout, stderr = done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired as e:
@@ -71,6 +76,7 @@ def run_search(args, mode, strategy, budget, out_dir, gpus):
         stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
     wall = time.monotonic() - start
     shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(compute_cache, ignore_errors=True)
     with open(os.path.join(out_dir, name + ".err"), "w") as f:
         f.write(stderr)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
@@ -171,8 +177,8 @@ def main():
         f"{''.join(' --set ' + s for s in args.set)} --model-budget {args.model_budget}`. "
         "one: `--devices 0`; mpi: `mpirun --enable-recovery --bind-to none -n "
         f"{gpus} ... --mpi --devices local` (one rank per GPU); all: `--devices all` in one "
-        "process. Every run compiles cold into its own module cache with one compiler process "
-        f"per CPU in all. Best: {'the one-GPU brute-force best' if reference else 'the best of these runs'} "
+        "process. Every run compiles cold (its own module cache and NVRTC compute cache) with "
+        f"one compiler process per CPU in all. Best: {'the one-GPU brute-force best' if reference else 'the best of these runs'} "
         f"({best:.4f} ms); 95% of it: {best / 0.95:.4f} ms.",
         "",
         "| strategy | run | variants | wall s | variants/s (search) | variants/s (wall) | speed-up "

@@ -54,7 +54,9 @@ int run(const std::vector<std::string>& args) {
       "ranks on a host)");
   add("cache-dir", po::value<std::string>(),
       "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)");
-  add("no-cache", "compile every variant, neither reading nor writing the module cache");
+  add("no-cache",
+      "compile every variant, neither reading nor writing the module cache, and with NVRTC's own "
+      "cache (CUDA 12.9+, in the driver's compute cache) off");
   add("timeout-floor", po::value<double>()->default_value(2.0),
       "seconds a variant may always run beyond its timing budget before it is killed");
   add("timeout-factor", po::value<double>()->default_value(50.0),

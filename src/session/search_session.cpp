@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -116,7 +117,14 @@ std::unique_ptr<CompilePool> make_compile_pool(const SearchRequest& request) {
     cache = std::make_shared<ModuleCache>(
         request.cache_dir.empty() ? ModuleCache::default_directory() : request.cache_dir);
   }
-  return std::make_unique<CompilePool>(request.jobs, make_nvrtc_compiler, cache);
+  if (cache) return std::make_unique<CompilePool>(request.jobs, make_nvrtc_compiler, cache);
+  // NVRTC (CUDA 12.9 and later) keeps cubins in the driver's compute cache where a driver is
+  // loaded: a compile it has seen before takes milliseconds. --no-cache means every variant
+  // compiles, so each compile worker turns that cache off for itself.
+  return std::make_unique<CompilePool>(request.jobs, [] {
+    setenv("CUDA_CACHE_DISABLE", "1", 1);
+    return make_nvrtc_compiler();
+  });
 }
 
 TimingOptions timing_options(const SearchRequest& request) {
