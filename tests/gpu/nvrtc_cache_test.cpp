@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "process/gpu_list.h"
+#include "store/store.h"
 #include "support/run_gputune.h"
 #include "test_paths.h"
 
@@ -19,19 +19,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The median compile time of the variants a search reports.
+// The median compile time of the variants a search stored.
 double median_compile_ms(const std::string& extra, const fs::path& dir, int run) {
+  const std::string db = (dir / ("run" + std::to_string(run) + ".db")).string();
   const std::string args = "search " + test::source_dir() +
                            "/spaces/sgemm.yaml --set m=512,n=512,k=512 --strategy random "
-                           "--budget 8 --seed 7 --fast --json --top 100 --db " +
-                           (dir / ("run" + std::to_string(run) + ".db")).string() + " " + extra;
+                           "--budget 8 --seed 7 --fast -q --db " +
+                           db + " " + extra;
   const testing::CommandResult result = testing::run_gputune(args);
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  if (result.exit_code != 0) return 0;
+  auto store = open_sqlite_store(db, true);
   std::vector<double> ms;
-  for (const auto& row : nlohmann::json::parse(result.out)["results"]) {
-    ms.push_back(row["compile_ms"].get<double>());
+  for (const WorkloadSummary& w : store->workloads()) {
+    for (const Measurement& m : store->measured(w.id)) {
+      if (m.compile_ms > 0) ms.push_back(m.compile_ms);
+    }
   }
+  EXPECT_GE(ms.size(), 8u) << result.out << result.err;
   if (ms.empty()) return 0;
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
