@@ -3,10 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
-
-#include <cstdlib>
 #include <iterator>
 #include <string>
 
