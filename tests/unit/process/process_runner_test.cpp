@@ -178,7 +178,8 @@ TEST(ProcessRunner, WorkerKilledFromOutsideLosesNothing) {
   while (results.empty()) results = runner.poll(-1);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].first, ticket);
-  EXPECT_EQ(results[0].second.status, Status::kOk) << "measured again on the new worker";
+  EXPECT_EQ(results[0].second.status, Status::kOk)
+      << "measured again on the new worker: " << results[0].second.message;
   EXPECT_NE(stamp_of(results[0].second).pid, pid);
 }
 
