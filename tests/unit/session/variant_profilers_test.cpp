@@ -36,9 +36,47 @@ class VariantProfilersTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
+  // An "ncu" that runs `body` (a shell line) and nothing else.
+  NcuLaunch fake_ncu(const std::string& body) const {
+    const fs::path ncu = dir_ / "ncu";
+    std::ofstream(ncu) << "#!/bin/sh\n" << body << "\n";
+    chmod(ncu.c_str(), 0755);
+    NcuLaunch launch;
+    launch.ncu = ncu.string();
+    launch.self = "/bin/true";
+    return launch;
+  }
+  // An "ncu" that prints the captured ncu output `name` (tests/fixtures/ncu).
+  NcuLaunch ncu_printing(const std::string& name) const {
+    return fake_ncu("cat '" + test::source_dir() + "/tests/fixtures/ncu/" + name + "'");
+  }
+
   fs::path dir_;
   std::string spec_;
 };
+
+// The first `evaluations` configs, measured by `runner` into `store`.
+SearchResult brute_force(const Problem& problem, Runner& runner, Compiler& compiler, Store& store,
+                         int64_t evaluations) {
+  SearchOptions options;
+  options.strategy = "brute_force";
+  options.budget_evaluations = evaluations;
+  return run_search(problem, runner, compiler, store, options);
+}
+
+// Every variant of `recording` with `values` as its counters, and compiles long enough for a
+// few profiles (each charged ncu's start, kProfileStartS) to fit 10% of the recorded time.
+void record_counters_of_every_variant(Recording* recording,
+                                      const std::map<std::string, double>& values) {
+  for (Measurement& m : recording->measurements) m.compile_ms = 2000;
+  for (const Measurement& m : recording->measurements) {
+    StoredCounters counters;
+    counters.source = "ncu";
+    counters.wall_s = 0.001;
+    counters.values = values;
+    recording->counters[m.config_index] = counters;
+  }
+}
 
 TEST_F(VariantProfilersTest, ASearchGoesOnWithoutCountersWhenNcuIsMissing) {
   Problem problem(load_spec(spec_, {}));
@@ -65,17 +103,8 @@ TEST_F(VariantProfilersTest, NcuCountersAreClassifiedAndStoredWithTheMeasurement
   testing::SyntheticRunner runner(problem.space(), 1024, 0);
   auto compiler = make_replay_compiler();
   auto store = open_sqlite_store(":memory:");
-  SearchOptions options;
-  options.strategy = "brute_force";
-  options.budget_evaluations = 4;
-  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
-  const fs::path ncu = dir_ / "ncu";
-  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
-                     << "/tests/fixtures/ncu/transpose_pad0.raw.csv'\n";
-  chmod(ncu.c_str(), 0755);
-  NcuLaunch launch;
-  launch.ncu = ncu.string();
-  launch.self = "/bin/true";
+  const SearchResult result = brute_force(problem, runner, *compiler, *store, 4);
+  const NcuLaunch launch = ncu_printing("transpose_pad0.raw.csv");
   auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
   const Measurement& measured = result.evaluated.front();
   const VariantProfile profile = profiler->profile(measured);
@@ -99,18 +128,9 @@ TEST_F(VariantProfilersTest, ALiveProfileJudgesDramAgainstTheCopyTheSearchMeasur
   testing::SyntheticRunner runner(problem.space(), 1024, 0);
   auto compiler = make_replay_compiler();
   auto store = open_sqlite_store(":memory:");
-  SearchOptions options;
-  options.strategy = "brute_force";
-  options.budget_evaluations = 2;
-  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  const SearchResult result = brute_force(problem, runner, *compiler, *store, 2);
   ASSERT_EQ(store->copy_bandwidth(runner.device()).value_or(0), 3000);
-  const fs::path ncu = dir_ / "ncu";
-  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
-                     << "/tests/fixtures/ncu/copy.raw.csv'\n";
-  chmod(ncu.c_str(), 0755);
-  NcuLaunch launch;
-  launch.ncu = ncu.string();
-  launch.self = "/bin/true";
+  const NcuLaunch launch = ncu_printing("copy.raw.csv");
   auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
   const VariantProfile profile = profiler->profile(result.evaluated.front());
   ASSERT_TRUE(profile.ok) << profile.message;
@@ -122,16 +142,7 @@ TEST_F(VariantProfilersTest, AReplayWithRecordedCountersProfilesFromThem) {
   auto store = open_sqlite_store(":memory:");
   Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
   const KernelCounters pad0 = parse_ncu_raw_csv(fixture("transpose_pad0.raw.csv")).front();
-  // Each profile is charged ncu's start (kProfileStartS) on top of its recorded share, so the
-  // recorded compiles take long enough for a few profiles to fit 10% of the recorded time.
-  for (Measurement& m : recording.measurements) m.compile_ms = 2000;
-  for (const Measurement& m : recording.measurements) {
-    StoredCounters counters;
-    counters.source = "ncu";
-    counters.wall_s = 0.001;
-    counters.values = pad0.values;
-    recording.counters[m.config_index] = counters;
-  }
+  record_counters_of_every_variant(&recording, pad0.values);
   const std::string path = (dir_ / "with_counters.csv").string();
   write_recording(recording, path);
   // Annotated after the recording was made: it still replays (the measurement hash).
@@ -167,14 +178,7 @@ TEST_F(VariantProfilersTest, AReplayJudgesDramAgainstTheRecordedCopyBandwidth) {
   KernelCounters stream = parse_ncu_raw_csv(fixture("gemv_base.raw.csv")).front();
   stream.values["dram__bytes.sum.per_second"] = 2.55e12;
   stream.values["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"] = 76;
-  for (Measurement& m : recording.measurements) m.compile_ms = 2000;
-  for (const Measurement& m : recording.measurements) {
-    StoredCounters counters;
-    counters.source = "ncu";
-    counters.wall_s = 0.001;
-    counters.values = stream.values;
-    recording.counters[m.config_index] = counters;
-  }
+  record_counters_of_every_variant(&recording, stream.values);
   std::ofstream(spec_, std::ios::app) << "remedies: {thread_parallelism: [+TX], vector_width: "
                                          "[+VEC]}\n";
   SearchRequest request;
@@ -239,12 +243,7 @@ TEST_F(VariantProfilersTest, AnNcuSearchWithNoProfileSaysTheBudgetLeftNoRoom) {
   Problem problem(load_spec(spec_, {}));
   auto store = open_sqlite_store(":memory:");
   testing::SyntheticRunner runner(problem.space(), 1024, 0);
-  const fs::path ncu = dir_ / "ncu";
-  std::ofstream(ncu) << "#!/bin/sh\nexit 0\n";
-  chmod(ncu.c_str(), 0755);
-  NcuLaunch launch;
-  launch.ncu = ncu.string();
-  launch.self = "/bin/true";
+  const NcuLaunch launch = fake_ncu("exit 0");
   auto profiler = make_ncu_profiler(problem, spec_, {}, *store, runner.device(), launch);
   const std::string summary = profiler->summary(20, true);
   EXPECT_NE(summary.find("0 of 0 variants"), std::string::npos) << summary;
@@ -259,10 +258,7 @@ TEST_F(VariantProfilersTest, AutoProfilesInTheGpuWorkerAndStoresTheCounters) {
   ProcessRunner runner({0}, testing::scripted({}), testing::quick_watchdog());
   auto compiler = make_replay_compiler();
   auto store = open_sqlite_store(":memory:");
-  SearchOptions options;
-  options.strategy = "brute_force";
-  options.budget_evaluations = 4;
-  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
+  const SearchResult result = brute_force(problem, runner, *compiler, *store, 4);
   NcuLaunch launch;
   launch.ncu = (dir_ / "no-such-ncu").string();
   auto profiler =
@@ -289,17 +285,8 @@ TEST_F(VariantProfilersTest, AutoTurnsToNcuWhenCuptiCannotProfile) {
   ProcessRunner runner({0}, testing::scripted(script), testing::quick_watchdog());
   auto compiler = make_replay_compiler();
   auto store = open_sqlite_store(":memory:");
-  SearchOptions options;
-  options.strategy = "brute_force";
-  options.budget_evaluations = 3;
-  const SearchResult result = run_search(problem, runner, *compiler, *store, options);
-  const fs::path ncu = dir_ / "ncu";
-  std::ofstream(ncu) << "#!/bin/sh\ncat '" << test::source_dir()
-                     << "/tests/fixtures/ncu/transpose_pad0.raw.csv'\n";
-  chmod(ncu.c_str(), 0755);
-  NcuLaunch launch;
-  launch.ncu = ncu.string();
-  launch.self = "/bin/true";
+  const SearchResult result = brute_force(problem, runner, *compiler, *store, 3);
+  const NcuLaunch launch = ncu_printing("transpose_pad0.raw.csv");
   auto profiler =
       make_search_profiler("auto", problem, *compiler, runner, *store, spec_, {}, launch);
   const VariantProfile profile = profiler->profile(result.evaluated.front());
