@@ -60,11 +60,13 @@ std::vector<DeviceInfo> list_gpus() {
   return list_gpus_in_child();
 }
 
-std::optional<DeviceInfo> listed_gpu(int ordinal) {
-  for (DeviceInfo& gpu : list_gpus()) {
-    if (gpu.ordinal == ordinal) return std::move(gpu);
+std::optional<DeviceInfo> listed_gpu(const std::vector<DeviceInfo>& gpus, int ordinal) {
+  for (const DeviceInfo& gpu : gpus) {
+    if (gpu.ordinal == ordinal) return gpu;
   }
   return std::nullopt;
 }
+
+std::optional<DeviceInfo> listed_gpu(int ordinal) { return listed_gpu(list_gpus(), ordinal); }
 
 }  // namespace gputune

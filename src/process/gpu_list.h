@@ -10,7 +10,8 @@ namespace gputune {
 // of a short-lived child process unless this process already loaded the driver: CUDA initialised
 // here would not survive a later fork().
 std::vector<DeviceInfo> list_gpus();
-// The listed GPU of this ordinal, if any.
+// The GPU of this ordinal among `gpus` (list_gpus() when not given), if any.
+std::optional<DeviceInfo> listed_gpu(const std::vector<DeviceInfo>& gpus, int ordinal);
 std::optional<DeviceInfo> listed_gpu(int ordinal);
 
 }  // namespace gputune

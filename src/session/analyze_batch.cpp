@@ -164,9 +164,9 @@ std::vector<Item> file_items(const Store& store, const Problem& problem,
   return items;
 }
 
-std::string device_arch(const WorkloadSummary* workload, int device) {
+std::string device_arch(const WorkloadSummary* workload, const std::vector<DeviceInfo>& gpus,
+                        int device) {
   if (workload != nullptr) return workload->key.device.arch();
-  const std::vector<DeviceInfo> gpus = list_gpus();
   if (device < 0 || static_cast<size_t>(device) >= gpus.size()) {
     throw Error(ErrorCode::kUsage, "--device " + std::to_string(device) + ": there are " +
                                        std::to_string(gpus.size()) +
@@ -426,7 +426,8 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
   const std::string db = base.db.value_or("gputune.db");
   std::unique_ptr<Store> store = open_sqlite_store(db);
   const auto workloads = workloads_measured_as(*store, problem.spec(), problem.problem_json());
-  const WorkloadSummary* workload = workload_on(workloads, listed_gpu(base.device));
+  const std::vector<DeviceInfo> gpus = list_gpus();
+  const WorkloadSummary* workload = workload_on(workloads, listed_gpu(gpus, base.device));
 
   AnalyzeManyOutcome outcome;
   const std::set<uint64_t> skip = profiled_before(*store, workload, request);
@@ -445,8 +446,8 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
     for (AnalysisOutcome& v : outcome.variants) v.message = outcome.unavailable;
     return outcome;
   }
-  std::deque<Item> ready =
-      compile_items(items, problem, request, device_arch(workload, base.device), &outcome, stop);
+  std::deque<Item> ready = compile_items(items, problem, request,
+                                         device_arch(workload, gpus, base.device), &outcome, stop);
   profiler.run(std::move(ready), progress, stop);
   return outcome;
 }
