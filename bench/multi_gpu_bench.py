@@ -81,15 +81,12 @@ def run_search(args, mode, strategy, budget, out_dir, gpus):
         f.write(stderr)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         f.write(stdout)
-    result = {"mode": mode, "strategy": strategy, "rc": rc, "wall": wall, "db": db,
-              "lock_errors": len(LOCK_ERRORS.findall(stderr)), "command": " ".join(command)}
+    result = {"mode": mode, "strategy": strategy, "rc": rc, "wall": wall,
+              "lock_errors": len(LOCK_ERRORS.findall(stderr))}
     try:
-        report = json.loads(stdout)
-        result["search"] = report["search"]
-        result["best_config"] = report["results"][0]["config"] if report["results"] else None
-    except (ValueError, KeyError, IndexError):
+        result["search"] = json.loads(stdout)["search"]
+    except (ValueError, KeyError):
         result["search"] = None
-        result["best_config"] = None
     if os.path.exists(db):
         with sqlite3.connect(db) as c:
             result["integrity"] = c.execute("PRAGMA integrity_check").fetchone()[0]
@@ -103,8 +100,6 @@ def run_search(args, mode, strategy, budget, out_dir, gpus):
             result["order"] = [latest[v] for v in first]
             oks = [m for m in result["order"] if m is not None]
             result["best"] = min(oks) if oks else None
-            result["gpu_busy_s"] = c.execute(
-                "SELECT gpu_busy_s FROM searches ORDER BY id DESC").fetchone()
     else:
         result["integrity"] = "no database"
         result["order"], result["best"] = [], None
