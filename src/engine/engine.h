@@ -1,0 +1,114 @@
+#pragma once
+// The transformation engine (docs/engine.md): a kernel's source parsed by Clang, analyses that
+// produce facts about it, and transformations that rewrite it per variant, each refusing with a
+// reason where it is not legal. This header is the engine's whole interface to the rest of
+// gputune; nothing here includes Clang, which lives inside libgputune_engine.so alone.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(GPUTUNE_ENGINE_BUILD)
+#define GPUTUNE_ENGINE_API __attribute__((visibility("default")))
+#else
+#define GPUTUNE_ENGINE_API
+#endif
+
+namespace gputune::engine {
+
+// What is parsed: one kernel file as the compiler sees it.
+struct KernelUnit {
+  std::string file_name;  // for messages: "matmul.cu" (or the path the spec gives)
+  std::string text;
+  std::vector<std::string> include_dirs;  // the kernel's folder, --include-path
+  // -DNAME=value of the variant (the spec's parameters and defines): the parse depends on them.
+  std::vector<std::pair<std::string, std::string>> defines;
+  // The __global__ functions the launches name (without template arguments); the engine
+  // transforms these.
+  std::vector<std::string> kernels;
+};
+
+// How the N outputs of a merged thread lie: N blocks' width apart (neighbouring threads stay
+// neighbours, so accesses stay coalesced) or next to each other.
+enum class MergeLayout { kStrided, kConsecutive };
+
+// The engine's knob values of one variant. The defaults change nothing.
+struct GPUTUNE_ENGINE_API SourceKnobs {
+  // `unroll`: #pragma unroll N (0: leave the loop as written) on each innermost loop (target
+  // ""), or on one loop: a C++ label before it ("k_loop") or its line ("42").
+  std::vector<std::pair<std::string, int>> unroll;  // target -> N
+  // One thread does the work of N threads along x / y: the launch's block shrinks by N.
+  int thread_merge_x = 1, thread_merge_y = 1;
+  MergeLayout merge_layout = MergeLayout::kStrided;
+  // One block does the work of N neighbouring blocks along x / y: the grid shrinks by N and
+  // the kernel receives the original grid's extent as a trailing parameter.
+  int block_merge_x = 1, block_merge_y = 1;
+  // Extra elements on the last dimension of each 2-D shared array (target ""), or of one.
+  std::vector<std::pair<std::string, int>> pad_shared;  // target -> elements
+  // __launch_bounds__(threads, N) on each transformed kernel; 0: none (an existing one stays).
+  int launch_bounds = 0;
+  // Threads per block of each kernel's launch after merging, for launch_bounds.
+  std::map<std::string, uint32_t> block_threads;
+
+  bool neutral() const;
+};
+
+// A place in the user's kernel file and what is there, for refusals and reports.
+struct GPUTUNE_ENGINE_API SourcePlace {
+  std::string file;
+  int line = 0, column = 0;
+  std::string text;  // the statement or declaration, abbreviated to one line
+  std::string str() const;  // "file:line:column"
+};
+
+// Whether a knob can take other values than its neutral one on this kernel, and why not.
+struct KnobVerdict {
+  std::string knob;       // "thread_merge_y", "unroll(k_loop)", "pad_shared"
+  bool applies = false;   // false: only the neutral value is legal
+  std::string reason;     // why it does not apply, or what it applies to
+  std::vector<SourcePlace> places;  // the statements or declarations the reason names
+};
+
+// The result of rewriting a kernel for one variant.
+struct Rewrite {
+  bool ok = false;
+  std::string source;   // the kernel file's new text (ok)
+  std::string message;  // why not (not ok): "matmul.cu:12:5: thread_merge_y: ..."
+};
+
+// The kernel as parsed, its diagnostics, and the engine's verdicts on each knob.
+struct GPUTUNE_ENGINE_API Analysis {
+  bool parsed = false;
+  // Clang's errors where the source does not parse ("file:line:column: error: ..."), one per
+  // line; the knobs then keep their neutral values.
+  std::string diagnostics;
+  std::vector<KnobVerdict> knobs;
+  const KnobVerdict* find(const std::string& knob) const;
+};
+
+// Parses each distinct unit once and remembers rewrites; thread-safe.
+class GPUTUNE_ENGINE_API SourceEngine {
+ public:
+  SourceEngine();
+  ~SourceEngine();
+  SourceEngine(const SourceEngine&) = delete;
+  SourceEngine& operator=(const SourceEngine&) = delete;
+
+  // The verdicts on `knobs` as the spec names them ("unroll(k_loop)"); all of the engine's
+  // knobs, without targets, when empty.
+  Analysis analyse(const KernelUnit& unit, const std::vector<std::string>& knobs = {});
+  // Every non-neutral knob in turn, in the engine's fixed order (pad_shared, block merge,
+  // thread merge, unroll, launch_bounds); not ok with the first refusal.
+  Rewrite rewrite(const KernelUnit& unit, const SourceKnobs& knobs);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The one engine of the process (Problem, the CLI and Python share its memo).
+GPUTUNE_ENGINE_API SourceEngine& source_engine();
+
+}  // namespace gputune::engine
