@@ -75,7 +75,12 @@ ReleaseSummary build_release(const ReleaseRequest& request,
 }
 
 std::string release_dump_text(const std::string& path) {
-  return release_dump(read_release_db(path));
+  const Release release = read_release_db(path);
+  try {
+    return release_dump(release);
+  } catch (const Error& e) {
+    throw Error(e.code(), path + ": " + e.what());
+  }
 }
 
 }  // namespace gputune
