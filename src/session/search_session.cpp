@@ -222,9 +222,12 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem = std::make_unique<Problem>(
-        recording_problem(recording, recording_root(path, recording)).spec());
+    replay.problem =
+        std::make_unique<Problem>(recording_problem(recording, recording_root(path, recording),
+                                                    false, request.replay_unverified)
+                                      .spec());
   }
+  check_recording_configs(recording, *replay.problem, path);
   replay.counters = std::move(recording.counters);
   replay.runner = make_replay_runner(std::move(recording));
   return replay;
