@@ -80,7 +80,7 @@ class Problem {
   const std::optional<ReferenceLaunch>& reference_launch() const { return reference_launch_; }
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
   // The configs each limit pruned, for the limits that pruned any; walks the space.
-  std::vector<PrunedConfigs> pruned() const;
+  std::vector<PrunedConfigs> pruned() const;  // estimated on a product too large to walk
 
   // Throws Error(kSpec) for a launch dimension or scalar that is not a positive integer etc.
   Variant variant(uint64_t index) const;
