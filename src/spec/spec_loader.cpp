@@ -730,12 +730,14 @@ void Loader::read_remedies(const YAML::Node& node, Spec* spec) {
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string remedy = string_of(it->first, "a remedy name");
     std::vector<std::string> parameters;
-    if (it->second.IsSequence()) {
-      for (const auto& item : it->second) {
+    // A copy: `it->second` belongs to a temporary the range-for would outlive.
+    const YAML::Node named = it->second;
+    if (named.IsSequence()) {
+      for (const auto& item : named) {
         parameters.push_back(string_of(item, "a parameter of remedy '" + remedy + "'"));
       }
     } else {
-      parameters.push_back(string_of(it->second, "a parameter of remedy '" + remedy + "'"));
+      parameters.push_back(string_of(named, "a parameter of remedy '" + remedy + "'"));
     }
     remember("remedies/" + remedy, it->first);
     spec->remedies.emplace_back(remedy, std::move(parameters));
