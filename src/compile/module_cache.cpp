@@ -33,7 +33,9 @@ std::string private_fallback_directory() {
   return (fs::temp_directory_path() / ("gputune-modules-" + std::to_string(::geteuid()))).string();
 }
 
-std::string read_secret(const std::string& path) {
+// `shared`: a key named by $GPUTUNE_CACHE_KEY, which others may read on purpose (users who
+// share a cache folder); the default key is the user's alone, and made so if it is not.
+std::string read_secret(const std::string& path, bool shared) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return "";
   struct stat info {};
@@ -42,15 +44,17 @@ std::string read_secret(const std::string& path) {
     char buffer[kSecretBytes];
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n == static_cast<ssize_t>(kSecretBytes)) out.assign(buffer, kSecretBytes);
-    // Another user who can write the key could forge entries; one who can only read it shares
-    // the cache on purpose ($GPUTUNE_CACHE_KEY).
-    if ((info.st_mode & 002) != 0 ||
-        (info.st_uid != ::geteuid() && info.st_uid != 0 && (info.st_mode & 020) != 0)) {
+    // Anyone else who can write the key, or read it unasked, could forge entries.
+    const bool others_write = (info.st_mode & 022) != 0;
+    const bool others_read = (info.st_mode & 044) != 0;
+    const bool mine = info.st_uid == ::geteuid();
+    if (!shared && mine && others_read && !others_write) ::fchmod(fd, 0600);
+    if (others_write || (!shared && !mine)) {
       ::close(fd);
       throw Error(ErrorCode::kIo, path +
-                                      ": the module cache key may be written by other users, "
-                                      "who could then forge cached modules; chmod go-w it, or "
-                                      "remove it to make a new one");
+                                      ": the module cache key is another user's or may be written "
+                                      "by others, who could then forge cached modules; chmod "
+                                      "go-w it, or remove it to make a new one");
     }
   }
   ::close(fd);
@@ -60,8 +64,8 @@ std::string read_secret(const std::string& path) {
 // The key file's secret, made (32 random bytes, mode 0600, in a folder of the user's) where
 // the file is missing. Two processes making it at once agree: the second link() fails and it
 // reads the first's.
-std::string cache_secret(const std::string& path) {
-  std::string secret = read_secret(path);
+std::string cache_secret(const std::string& path, bool shared) {
+  std::string secret = read_secret(path, shared);
   if (!secret.empty()) return secret;
   std::error_code error;
   const std::string folder = fs::path(path).parent_path().string();
@@ -77,7 +81,7 @@ std::string cache_secret(const std::string& path) {
   const bool linked = written && ::link(temporary.c_str(), path.c_str()) == 0;
   ::unlink(temporary.c_str());
   if (linked) return secret;
-  secret = read_secret(path);
+  secret = read_secret(path, shared);
   if (secret.size() != kSecretBytes) {
     throw Error(ErrorCode::kIo, path + ": cannot create or read the module cache key (" +
                                     std::strerror(errno) +
@@ -105,7 +109,8 @@ ModuleCache::ModuleCache(std::string directory, std::string toolchain, std::stri
     throw Error(ErrorCode::kIo, directory_ + ": cannot create the module cache directory (" +
                                     error.message() + "); --cache-dir or --no-cache");
   }
-  secret_ = cache_secret(key_file);
+  const char* given = std::getenv("GPUTUNE_CACHE_KEY");
+  secret_ = cache_secret(key_file, given != nullptr && key_file == given);
 }
 
 std::string ModuleCache::default_directory() {

@@ -166,6 +166,12 @@ TEST(ModuleCache, EntriesWithoutTheOwnersKeyAreMisses) {
 TEST(ModuleCache, AKeyOthersMayWriteIsRefused) {
   TempDir dir;
   ModuleCache cache(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  // A key of the user's that others may read is made private again.
+  fs::permissions(dir.str() + "/k.key", fs::perms::group_read | fs::perms::others_read,
+                  fs::perm_options::add);
+  ModuleCache readable(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  EXPECT_EQ(fs::status(dir.str() + "/k.key").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   fs::permissions(dir.str() + "/k.key", fs::perms::others_write, fs::perm_options::add);
   try {
     ModuleCache again(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
