@@ -26,7 +26,9 @@ void sync_path(const std::string& path, int flags) {
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
   if (fd < 0) fail(path, "cannot be opened to sync");
   const bool synced = ::fsync(fd) == 0;
+  const int saved = errno;
   ::close(fd);
+  errno = saved;
   // Some file systems cannot sync a folder (EINVAL); the rename is still atomic there.
   if (!synced && errno != EINVAL && errno != EROFS) fail(path, "cannot be synced to disk");
 }
@@ -60,21 +62,8 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     }
     written += static_cast<size_t>(n);
   }
-  const bool synced = ::fsync(fd) == 0;
-  const int saved = errno;
   ::close(fd);
-  if (!synced) {
-    ::unlink(temporary.c_str());
-    errno = saved;
-    fail(path, "cannot be synced to disk");
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int saved_rename = errno;
-    ::unlink(temporary.c_str());
-    errno = saved_rename;
-    fail(path, "cannot be renamed into place");
-  }
-  sync_path(folder_of(path), O_RDONLY | O_DIRECTORY);
+  sync_and_rename(temporary, path);
 }
 
 void sync_and_rename(const std::string& from, const std::string& to) {
