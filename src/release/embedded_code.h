@@ -8,7 +8,7 @@
 
 #include "compile/compiler.h"
 #include "process/compile_pool.h"
-#include "release/release.h"
+#include "release/release_db.h"
 
 namespace gputune {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "process/compile_pool.h"
-#include "release/release.h"
+#include "release/release_db.h"
 
 namespace gputune {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gputune/error.h"
-#include "release/release.h"
+#include "release/release_db.h"
 
 namespace gputune {
 namespace {
