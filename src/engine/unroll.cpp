@@ -4,6 +4,7 @@
 // are resolved in the user's text (ParsedKernel::original) and found again in the rewritten one.
 #include <clang/AST/Attr.h>
 #include <clang/AST/StmtCXX.h>
+#include <clang/Lex/Lexer.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
 #include <algorithm>
@@ -130,27 +131,54 @@ const clang::LoopHintAttr* unroll_hint(const Loop& loop) {
   return nullptr;
 }
 
-// A loop's header as written, without spaces: what identifies it again after the text around
-// it was rewritten (thread merge copies loops; block merge wraps them).
-std::string signature(const ParsedKernel& kernel, const Loop& loop) {
-  std::string header;
-  if (const auto* loop_do = llvm::dyn_cast<clang::DoStmt>(loop.statement)) {
-    header = "do..while(" + kernel.text(loop_do->getCond()) + ")";
-  } else {
-    const clang::Stmt* body = nullptr;
-    if (const auto* loop_for = llvm::dyn_cast<clang::ForStmt>(loop.statement)) {
-      body = loop_for->getBody();
-    } else if (const auto* loop_while = llvm::dyn_cast<clang::WhileStmt>(loop.statement)) {
-      body = loop_while->getBody();
-    } else {
-      body = llvm::cast<clang::CXXForRangeStmt>(loop.statement)->getBody();
-    }
-    header = kernel.text(clang::SourceRange(loop.statement->getBeginLoc(), body->getBeginLoc()));
+// The user's name of a variable that thread merge copied: it names the copies
+// "<name>_gputune<copy>", with underscores appended where that name was taken.
+llvm::StringRef user_name(llvm::StringRef name) {
+  constexpr llvm::StringLiteral kCopy = "_gputune";
+  const size_t suffix = name.rfind(kCopy);
+  if (suffix == llvm::StringRef::npos || suffix == 0) return name;
+  const llvm::StringRef copy = name.substr(suffix + kCopy.size()).rtrim('_');
+  if (copy.empty() ||
+      !std::all_of(copy.begin(), copy.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return name;
   }
-  header.erase(
-      std::remove_if(header.begin(), header.end(), [](unsigned char c) { return std::isspace(c); }),
-      header.end());
-  return loop.kernel->getNameAsString() + ":" + header;
+  return name.substr(0, suffix);
+}
+
+// A loop's header, its tokens with the user's names: what identifies it again after earlier
+// steps rewrote the text around it (thread merge copies loops and renames the copies'
+// variables; block merge wraps them).
+std::string signature(const ParsedKernel& kernel, const Loop& loop) {
+  const clang::SourceManager& sources = kernel.sources();
+  clang::SourceLocation begin = loop.statement->getBeginLoc(), end;
+  std::string header_prefix;
+  if (const auto* loop_do = llvm::dyn_cast<clang::DoStmt>(loop.statement)) {
+    begin = loop_do->getWhileLoc();
+    end = clang::Lexer::getLocForEndOfToken(sources.getExpansionLoc(loop_do->getRParenLoc()), 0,
+                                            sources, kernel.language());
+    header_prefix = "do ... ";
+  } else if (const auto* loop_for = llvm::dyn_cast<clang::ForStmt>(loop.statement)) {
+    end = loop_for->getBody()->getBeginLoc();
+  } else if (const auto* loop_while = llvm::dyn_cast<clang::WhileStmt>(loop.statement)) {
+    end = loop_while->getBody()->getBeginLoc();
+  } else {
+    end = llvm::cast<clang::CXXForRangeStmt>(loop.statement)->getBody()->getBeginLoc();
+  }
+  const unsigned from = sources.getFileOffset(sources.getExpansionLoc(begin));
+  const unsigned to = sources.getFileOffset(sources.getExpansionLoc(end));
+  const llvm::StringRef buffer = sources.getBufferData(kernel.main_file());
+  clang::Lexer lexer(sources.getLocForStartOfFile(kernel.main_file()), kernel.language(),
+                     buffer.begin(), buffer.begin() + from, buffer.end());
+  std::string header = loop.kernel->getNameAsString() + ": " + header_prefix;
+  clang::Token token;
+  for (bool more = true; more;) {
+    more = !lexer.LexFromRawLexer(token);
+    if (token.is(clang::tok::eof) || sources.getFileOffset(token.getLocation()) >= to) break;
+    const llvm::StringRef spelling(sources.getCharacterData(token.getLocation()),
+                                   token.getLength());
+    header += " " + (token.is(clang::tok::raw_identifier) ? user_name(spelling) : spelling).str();
+  }
+  return header;
 }
 
 class Unroll : public Transformation {

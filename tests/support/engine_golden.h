@@ -32,6 +32,14 @@ inline engine::KernelUnit engine_fixture(
   return unit;
 }
 
+// A kernel file of a test's own, named `file_name` in the engine's messages.
+inline engine::KernelUnit engine_unit(const std::string& file_name, const std::string& text) {
+  engine::KernelUnit unit;
+  unit.file_name = file_name;
+  unit.text = text;
+  return unit;
+}
+
 inline void expect_engine_golden(const std::string& name, const std::string& actual) {
   const std::filesystem::path path =
       std::filesystem::path(source_dir()) / "tests/golden/engine" / name;
@@ -58,6 +66,17 @@ inline std::string nvrtc_errors(const engine::KernelUnit& unit, const std::strin
   request.arch = "sm_90";
   const CompiledKernel compiled = make_nvrtc_compiler()->compile(request);
   return compiled.ok ? "" : compiled.log.empty() ? "does not compile" : compiled.log;
+}
+
+// Rewrites `unit` with `knobs`, compares the result with tests/golden/engine/<golden> and
+// compiles it with the `kernels` as name expressions.
+inline void expect_engine_rewrite(const engine::KernelUnit& unit, const engine::SourceKnobs& knobs,
+                                  const std::string& golden,
+                                  const std::vector<std::string>& kernels) {
+  const engine::Rewrite rewrite = engine::source_engine().rewrite(unit, knobs);
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  expect_engine_golden(golden, rewrite.source);
+  EXPECT_EQ(nvrtc_errors(unit, rewrite.source, kernels), "") << rewrite.source;
 }
 
 }  // namespace gputune::test

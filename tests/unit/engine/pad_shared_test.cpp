@@ -7,7 +7,6 @@ namespace gputune::engine {
 namespace {
 
 using test::engine_fixture;
-using test::expect_engine_golden;
 using test::nvrtc_errors;
 
 SourceKnobs pad(std::vector<std::pair<std::string, int>> targets) {
@@ -16,38 +15,25 @@ SourceKnobs pad(std::vector<std::pair<std::string, int>> targets) {
   return knobs;
 }
 
-void expect_rewrite(const KernelUnit& unit, const SourceKnobs& knobs, const std::string& golden,
-                    const std::vector<std::string>& kernels) {
-  const Rewrite rewrite = source_engine().rewrite(unit, knobs);
-  ASSERT_TRUE(rewrite.ok) << rewrite.message;
-  expect_engine_golden(golden, rewrite.source);
-  EXPECT_EQ(nvrtc_errors(unit, rewrite.source, kernels), "") << rewrite.source;
-}
-
-KernelUnit inline_unit(const std::string& text) {
-  KernelUnit unit;
-  unit.file_name = "tiles.cu";
-  unit.text = text;
-  return unit;
-}
+KernelUnit inline_unit(const std::string& text) { return test::engine_unit("tiles.cu", text); }
 
 const std::vector<std::pair<std::string, std::string>> kTile16 = {{"TILE", "16"}};
 
 TEST(PadShared, PadsALiteralExtent) {
-  expect_rewrite(engine_fixture("pad_transpose.cu"), pad({{"", 1}}), "pad_transpose.pad_1.cu",
-                 {"transpose_tiled"});
+  test::expect_engine_rewrite(engine_fixture("pad_transpose.cu"), pad({{"", 1}}),
+                              "pad_transpose.pad_1.cu", {"transpose_tiled"});
 }
 
 TEST(PadShared, PadsAnExtentWrittenAsAnExpressionOfTheSpecsDefines) {
-  expect_rewrite(engine_fixture("pad_tile_macro.cu", kTile16), pad({{"", 2}}),
-                 "pad_tile_macro.pad_2.cu", {"column_sums"});
+  test::expect_engine_rewrite(engine_fixture("pad_tile_macro.cu", kTile16), pad({{"", 2}}),
+                              "pad_tile_macro.pad_2.cu", {"column_sums"});
 }
 
 TEST(PadShared, WithUnrollOnTheLoopThatReadsTheTile) {
   SourceKnobs knobs = pad({{"tile", 1}});
   knobs.unroll = {{"13", 4}};
-  expect_rewrite(engine_fixture("pad_tile_macro.cu", kTile16), knobs,
-                 "pad_tile_macro.pad_tile_1.unroll_line13_4.cu", {"column_sums"});
+  test::expect_engine_rewrite(engine_fixture("pad_tile_macro.cu", kTile16), knobs,
+                              "pad_tile_macro.pad_tile_1.unroll_line13_4.cu", {"column_sums"});
 }
 
 TEST(PadShared, TheVerdictNamesThePaddedArraysAndTheOnesLeft) {

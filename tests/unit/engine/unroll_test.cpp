@@ -7,7 +7,6 @@ namespace gputune::engine {
 namespace {
 
 using test::engine_fixture;
-using test::expect_engine_golden;
 using test::nvrtc_errors;
 
 SourceKnobs unroll(std::vector<std::pair<std::string, int>> targets) {
@@ -16,42 +15,28 @@ SourceKnobs unroll(std::vector<std::pair<std::string, int>> targets) {
   return knobs;
 }
 
-// Rewrites, compares with the golden file and compiles the result.
-void expect_rewrite(const KernelUnit& unit, const SourceKnobs& knobs, const std::string& golden,
-                    const std::vector<std::string>& kernels) {
-  const Rewrite rewrite = source_engine().rewrite(unit, knobs);
-  ASSERT_TRUE(rewrite.ok) << rewrite.message;
-  expect_engine_golden(golden, rewrite.source);
-  EXPECT_EQ(nvrtc_errors(unit, rewrite.source, kernels), "") << rewrite.source;
-}
-
-KernelUnit inline_unit(const std::string& text) {
-  KernelUnit unit;
-  unit.file_name = "loops.cu";
-  unit.text = text;
-  return unit;
-}
+KernelUnit inline_unit(const std::string& text) { return test::engine_unit("loops.cu", text); }
 
 TEST(Unroll, PutsThePragmaOnTheInnermostLoopOfANestOnly) {
-  expect_rewrite(engine_fixture("unroll_nest.cu"), unroll({{"", 4}}), "unroll_nest.unroll_4.cu",
-                 {"filter_rows"});
+  test::expect_engine_rewrite(engine_fixture("unroll_nest.cu"), unroll({{"", 4}}),
+                              "unroll_nest.unroll_4.cu", {"filter_rows"});
 }
 
 TEST(Unroll, OnEveryKindOfLoopReplacingAnExistingPragma) {
-  expect_rewrite(engine_fixture("unroll_labels.cu"), unroll({{"", 4}}), "unroll_labels.unroll_4.cu",
-                 {"smooth"});
+  test::expect_engine_rewrite(engine_fixture("unroll_labels.cu"), unroll({{"", 4}}),
+                              "unroll_labels.unroll_4.cu", {"smooth"});
 }
 
 TEST(Unroll, OneLabelledLoopWrittenOnTheLabelsLine) {
-  expect_rewrite(engine_fixture("unroll_labels.cu"), unroll({{"taps", 1}}),
-                 "unroll_labels.unroll_taps_1.cu", {"smooth"});
+  test::expect_engine_rewrite(engine_fixture("unroll_labels.cu"), unroll({{"taps", 1}}),
+                              "unroll_labels.unroll_taps_1.cu", {"smooth"});
 }
 
 // A loop named by its line wins over the knob for every loop; 0 leaves a loop as written.
 TEST(Unroll, NamedLoopsOverrideTheKnobForAll) {
-  expect_rewrite(engine_fixture("unroll_labels.cu"),
-                 unroll({{"17", 8}, {"", 3}, {"taps", 0}, {"bias_loop", 8}}),
-                 "unroll_labels.unroll_3_line17_8_taps_0.cu", {"smooth"});
+  test::expect_engine_rewrite(engine_fixture("unroll_labels.cu"),
+                              unroll({{"17", 8}, {"", 3}, {"taps", 0}, {"bias_loop", 8}}),
+                              "unroll_labels.unroll_3_line17_8_taps_0.cu", {"smooth"});
 }
 
 TEST(Unroll, ALineNamesTheLoopOfItsLabelOrPragma) {
