@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "compile/compile_service.h"
 #include "compile/compiler.h"
-#include "process/compile_pool.h"
 #include "release/release_db.h"
 
 namespace gputune {

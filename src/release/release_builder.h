@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "process/compile_pool.h"
+#include "compile/compile_service.h"
 #include "release/release_db.h"
 
 namespace gputune {
