@@ -25,6 +25,11 @@ size_t skip_spaces(const std::string& text, size_t at);
 size_t skip_digits(const std::string& text, size_t at);
 size_t skip_identifier_chars(const std::string& text, size_t at);
 
+// The position of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or std::string::npos when there is none. Text
+// read from a file is checked once with it, so that no JSON written later throws on it.
+size_t first_invalid_utf8(const std::string& text);
+
 // "m=4096,n=2*m" is two assignments; a comma inside an expression ("n=max(a, b)") is not a
 // separator, since what follows it is not "name=".
 std::vector<std::string> split_assignments(const std::string& text);

@@ -14,6 +14,7 @@
 
 #include "core/exact_text.h"
 #include "core/files.h"
+#include "core/text.h"
 #include "gputune/error.h"
 #include "spec/measurement_hash.h"
 
@@ -77,6 +78,13 @@ std::string csv_field(const std::string& text) {
 
 [[noreturn]] void bad(const std::string& path, int line, const std::string& what) {
   throw Error(ErrorCode::kIo, path + ":" + std::to_string(line) + ": " + what);
+}
+
+// A recording's text becomes stored text and JSON, which is UTF-8.
+void check_utf8(const std::string& text, const std::string& path, int line) {
+  if (first_invalid_utf8(text) != std::string::npos) {
+    bad(path, line, "not UTF-8 text; a recording is written in UTF-8");
+  }
 }
 
 // One CSV record, which may span lines inside quotes; false at the end of the input.
@@ -287,6 +295,7 @@ void read_counters(std::istream& in, const std::string& path, int* line,
           "expected 5 counter fields (" + std::string(kCountersHeader) + "), got " +
               std::to_string(fields.size()));
     }
+    for (const std::string& field : fields) check_utf8(field, path, at);
     StoredCounters& c = (*counters)[static_cast<uint64_t>(to_int(fields[0], path, at))];
     c.source = fields[1];
     c.wall_s = to_double(fields[2], path, at);
@@ -402,6 +411,7 @@ Recording read_recording(std::istream& in, const std::string& path) {
   while (in.peek() == '#') {
     ++line;
     std::getline(in, text);
+    check_utf8(text, path, line);
     size_t colon = text.find(": ");
     if (text.size() < 2 || text[1] != ' ' || colon == std::string::npos) {
       bad(path, line, "expected '# key: value'");
@@ -480,6 +490,7 @@ Recording read_recording(std::istream& in, const std::string& path) {
           "expected " + std::to_string(columns.size()) + " fields, got " +
               std::to_string(fields.size()));
     }
+    for (const std::string& field : fields) check_utf8(field, path, at);
     Measurement m = blank_measurement();
     for (size_t c = 0; c < columns.size(); ++c) {
       if (columns[c]) read_field(*columns[c], fields[c], path, at, &m);

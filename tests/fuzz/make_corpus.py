@@ -33,6 +33,7 @@ def spec_yaml():
     put("spec_yaml", "broken_deep.yaml", "a: " + "[" * 3000 + "\n")
     put("spec_yaml", "broken_types.yaml", transpose.replace("n: 8192", "n: [1, 2]"))
     put("spec_yaml", "huge_number.yaml", transpose.replace("n: 8192", "n: 1e999"))
+    put("spec_yaml", "not_utf8.yaml", transpose.encode().replace(b"SHARED: [0, 1]", b"SHARED: [0\x97, 1]"))
     put("spec_yaml", "huge_space.yaml",
         "kernel: {source: ../kernels/transpose.cu, name: transpose}\nproblem: {n: 64}\n"
         "arguments:\n  - {name: out, type: float32, count: n * n, output: true}\n"
@@ -94,6 +95,7 @@ def recordings():
     put("recording", "counters.csv",
         small + "# counters\nconfig_index,source,profile_s,metric,value\n0,ncu,1.5,dram__bytes,1e9\n")
     put("recording", "not_a_recording.csv", "config_index,status\n1,ok\n")
+    put("recording", "not_utf8.csv", small.encode().replace(b"# gpu: NVIDIA", b"# gpu: NV\xffIDIA"))
 
 
 def kernel_tuner():

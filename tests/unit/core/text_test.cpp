@@ -49,5 +49,20 @@ TEST(Text, SplitsAssignmentsOfAnyLength) {
   EXPECT_EQ(split_assignments("n=1," + std::string(200000, ' ') + "x").size(), 1u);
 }
 
+TEST(Text, FindsTheFirstByteThatIsNotUtf8) {
+  EXPECT_EQ(first_invalid_utf8(""), std::string::npos);
+  EXPECT_EQ(first_invalid_utf8("plain"), std::string::npos);
+  EXPECT_EQ(first_invalid_utf8("caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x9A\x80 \xF4\x8F\xBF\xBF"),
+            std::string::npos);
+  EXPECT_EQ(first_invalid_utf8("1\x97 2"), 1u);           // a continuation byte alone
+  EXPECT_EQ(first_invalid_utf8("ab\xC3"), 2u);            // cut short
+  EXPECT_EQ(first_invalid_utf8("\xC0\xAF"), 0u);          // overlong
+  EXPECT_EQ(first_invalid_utf8("\xE0\x80\xAF"), 0u);      // overlong
+  EXPECT_EQ(first_invalid_utf8("x\xED\xA0\x80"), 1u);     // a surrogate
+  EXPECT_EQ(first_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("\xE2\x86x"), 0u);         // a bad third byte
+  EXPECT_EQ(first_invalid_utf8("\xFF"), 0u);
+}
+
 }  // namespace
 }  // namespace gputune

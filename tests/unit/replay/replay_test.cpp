@@ -207,6 +207,31 @@ TEST_F(ReplayTest, RecordedNumbersNoGpuMeasuredAreRefused) {
             std::string::npos);
 }
 
+// Its text becomes stored text and JSON: bytes that are not UTF-8 are the file's error, not an
+// internal one when a report or an export writes them later.
+TEST_F(ReplayTest, TextThatIsNotUtf8IsRefusedWithItsLine) {
+  const std::string path = (dir_ / "bad.csv").string();
+  const std::string columns =
+      "config_index,config,status,median_ms,samples,compile_ms,registers,shared_bytes,"
+      "spill_bytes,message\n";
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(path) << text;
+    try {
+      load_recording(path);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kIo);
+      return e.what();
+    }
+    return "";
+  };
+  const std::string head = "# gputune recording v1\n# spec_path: s.yaml\n";
+  EXPECT_NE(error_of(head + "# gpu: NV\xffIDIA\n" + columns).find(path + ":3: not UTF-8"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + columns + "1,{},ok,1,1,0,0,0,0,caf\xC3\n").find(path + ":4: not UTF-8"),
+            std::string::npos);
+  EXPECT_EQ(error_of(head + "# gpu: caf\xC3\xA9\n" + columns + "1,{},ok,1,1,0,0,0,0,\n"), "");
+}
+
 TEST_F(ReplayTest, ARecordingWithoutHashesNeedsTheFlagNamedForTheRisk) {
   auto store = open_sqlite_store(":memory:");
   Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
