@@ -178,21 +178,25 @@ class SqliteStore : public Store {
     return out;
   }
 
-  void record_search(int64_t workload, const SearchRecord& r) override {
+  int64_t record_search(int64_t workload, const SearchRecord& r) override {
     require_writable("record a search");
     sqlite::Transaction tx(db());
-    sqlite::Statement s(
-        db(),
-        "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, wall_s, "
-        "compile_s, check_s, time_s, interrupted, cache_hits, jobs, gpus, "
-        "worker_restarts, measuring_s, gpu_busy_s, gpu_idle_share) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-        "?17)");
-    s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
-    s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
-    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
-    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).bind(15, r.measuring_s);
-    s.bind(16, r.gpu_busy_s).bind(17, r.gpu_idle_share()).run();
+    sqlite::Statement s(db(),
+                        "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, "
+                        "interrupted) VALUES (?1, ?2, ?3, 0, 0, 1) RETURNING id");
+    s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed));
+    if (!s.step()) db().fail("search insert returned no row");
+    const int64_t id = s.int64(0);
+    s.reset();
+    write_search(id, r);
+    tx.commit();
+    return id;
+  }
+
+  void update_search(int64_t search, const SearchRecord& r) override {
+    require_writable("record a search");
+    sqlite::Transaction tx(db());
+    write_search(search, r);
     tx.commit();
   }
 
@@ -278,6 +282,24 @@ ORDER BY w.id
   void require_writable(const char* what) const {
     if (read_only_) {
       throw Error(ErrorCode::kDb, path_ + ": opened read-only, cannot " + std::string(what));
+    }
+  }
+
+  // Inside a transaction.
+  void write_search(int64_t id, const SearchRecord& r) {
+    sqlite::Statement s(
+        db(),
+        "UPDATE searches SET strategy = ?2, seed = ?3, evaluated = ?4, reused = ?5, wall_s = ?6, "
+        "compile_s = ?7, check_s = ?8, time_s = ?9, interrupted = ?10, cache_hits = ?11, "
+        "jobs = ?12, gpus = ?13, worker_restarts = ?14, measuring_s = ?15, gpu_busy_s = ?16, "
+        "gpu_idle_share = ?17 WHERE id = ?1");
+    s.bind(1, id).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
+    s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
+    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
+    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).bind(15, r.measuring_s);
+    s.bind(16, r.gpu_busy_s).bind(17, r.gpu_idle_share()).run();
+    if (db().changes() != 1) {
+      throw Error(ErrorCode::kDb, path_ + ": no search " + std::to_string(id) + " to update");
     }
   }
 
