@@ -16,16 +16,18 @@ std::string first_diagnostic(const std::string& diagnostics) {
   return diagnostics.substr(0, end) + " (and " + std::to_string(more) + " more)";
 }
 
-std::string verdict_text(const engine::KnobVerdict& verdict) {
+// "file:line:column: reason (`statement`)", or with `knob`, as the engine's refusals read:
+// "file:line:column: knob: reason (`statement`)".
+std::string verdict_text(const engine::KnobVerdict& verdict, const std::string& knob = "") {
   std::string text;
-  if (!verdict.places.empty() && verdict.places.front().line > 0 &&
-      verdict.reason.find(verdict.places.front().str()) == std::string::npos) {
-    text = verdict.places.front().str() + ": ";
+  const engine::SourcePlace* place = verdict.places.empty() ? nullptr : &verdict.places.front();
+  if (place && place->line > 0 && verdict.reason.find(place->str()) == std::string::npos) {
+    text = place->str() + ": ";
   }
+  if (!knob.empty()) text += knob + ": ";
   text += verdict.reason;
-  if (!verdict.places.empty() && !verdict.places.front().text.empty() &&
-      text.find(verdict.places.front().text) == std::string::npos) {
-    text += " (`" + verdict.places.front().text + "`)";
+  if (place && !place->text.empty() && text.find(place->text) == std::string::npos) {
+    text += " (`" + place->text + "`)";
   }
   return text;
 }
@@ -213,10 +215,9 @@ void EngineKnobs::add_limits(const std::function<engine::KernelUnit()>& unit, Se
       for (size_t k : asked) {
         const engine::KnobVerdict* verdict = analysis_.find(knobs_[k].name);
         if (verdict != nullptr && verdict->applies) continue;
-        const std::string why =
-            knobs_[k].name + ": " +
-            (verdict ? verdict_text(*verdict) : "the engine says nothing of it");
-        refused_.emplace_back(k, why);
+        const std::string why = verdict ? verdict_text(*verdict) : "the engine says nothing of it";
+        refused_.emplace_back(
+            k, verdict ? verdict_text(*verdict, knobs_[k].name) : knobs_[k].name + ": " + why);
         space->add_limit({"set " + knobs_[k].name + " other than " +
                               knobs_[k].transform->neutral.text() +
                               ", which the engine refuses for this kernel: " + why,
