@@ -610,7 +610,7 @@ py::list workloads(const std::string& db, const std::optional<Spec>& spec) {
 // A stored workload as search() returns it, without running anything. With the spec, the
 // rows get its metrics (GB/s, GFLOP/s).
 py::dict load_workload(const std::string& db, int64_t workload, const std::optional<Spec>& spec) {
-  StoredResults stored = load_stored(db, workload, spec);
+  StoredWorkload stored = load_stored(db, workload, spec);
   py::dict out;
   out["db"] = db;
   out["workload"] = workload;
