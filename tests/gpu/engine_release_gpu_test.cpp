@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gputune/runtime.h"
+#include "process/compile_pool.h"
 #include "process/gpu_list.h"
 #include "release/release_builder.h"
 #include "search/search.h"

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "gputune/runtime.h"
+#include "process/compile_pool.h"
 #include "release/release_builder.h"
 #include "search/search.h"
 #include "space/problem.h"
