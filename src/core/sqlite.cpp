@@ -85,6 +85,11 @@ bool Database::last_error_is_not_a_database() const {
   return (sqlite3_errcode(db_) & 0xff) == SQLITE_NOTADB;
 }
 
+bool Database::last_error_is_busy() const {
+  const int code = sqlite3_errcode(db_) & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
 Statement::Statement(const Database& db, const std::string& sql) : db_(db) {
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK) {
     const std::string message = sqlite3_errmsg(db.handle());
@@ -167,7 +172,9 @@ std::string Statement::text(int i) const {
                      static_cast<size_t>(sqlite3_column_bytes(statement_, i)));
 }
 
-Transaction::Transaction(const Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(const Database& db, Kind kind) : db_(db) {
+  db_.exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -38,6 +38,8 @@ class Database {
   int64_t changes() const;
   // Whether the last failure was SQLite finding no database in the file.
   bool last_error_is_not_a_database() const;
+  // Whether the last failure was another connection's lock (SQLITE_BUSY, SQLITE_LOCKED).
+  bool last_error_is_busy() const;
 
   [[noreturn]] void fail(const std::string& what) const;
   const std::string& name() const { return name_; }
@@ -89,10 +91,12 @@ class Statement {
 };
 
 // BEGIN IMMEDIATE takes the write lock up front, so a busy database waits (busy timeout) instead
-// of failing halfway through on the lock upgrade. Rolled back unless committed.
+// of failing halfway through on the lock upgrade. Rolled back unless committed. A read
+// transaction (BEGIN) only sees one state of the file across several reads.
 class Transaction {
  public:
-  explicit Transaction(const Database& db);
+  enum class Kind { kWrite, kRead };
+  explicit Transaction(const Database& db, Kind kind = Kind::kWrite);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
