@@ -16,9 +16,16 @@ if [ -z "$cxx" ] || [ ! -f /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.f
   echo "fuzz: needs clang-19 and libclang-rt-19-dev (tools/install-deps.sh installs them)" >&2
   exit 69
 fi
+# The engine library of the main build (tools/build.sh), linked as it is.
+engine="$(pwd)/${BUILD_DIR:-build}/libgputune_engine.so"
+if [ ! -f "$engine" ]; then
+  echo "fuzz: needs $engine: build gputune first (tools/build.sh)" >&2
+  exit 69
+fi
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
+  -DGPUTUNE_ENGINE_LIBRARY="$engine" \
   -DCMAKE_C_COMPILER="${cxx%++-19}-19" -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" \
   "${launcher[@]}" >/dev/null
 ninja -C "$build" -j "$(nproc)" >/dev/null

@@ -28,6 +28,10 @@ def read(path):
 def spec_yaml():
     for name in sorted(os.listdir(os.path.join(ROOT, "spaces"))):
         put("spec_yaml", name, read("spaces/" + name))
+    # The engine's knobs (thread merge, unroll, padding): kernels beside the bench's specs.
+    for name in ("matmul.yaml", "tiled_transpose.yaml"):
+        text = read("bench/engine/" + name)
+        put("spec_yaml", "engine_" + name, text.replace("{source: ", "{source: ../bench/engine/", 1))
     transpose = read("spaces/transpose.yaml")
     put("spec_yaml", "broken_unclosed.yaml", "kernel: [unclosed\n")
     put("spec_yaml", "broken_deep.yaml", "a: " + "[" * 3000 + "\n")
