@@ -106,12 +106,12 @@ std::string make_job_token() {
   return out;
 }
 
-bool admit_rank(int fd, const std::string& token) {
+bool admit_rank(int fd, const std::string& token, int handshake_ms) {
   const std::string challenge = random_bytes(kChallengeBytes);
   if (!ipc::write_frame(fd, kRankChallenge, challenge)) return false;
   uint32_t type = 0;
   std::string proof;
-  if (!read_rank_frame(fd, &type, &proof, kRankHandshakeMs) || type != kRankProof ||
+  if (!read_rank_frame(fd, &type, &proof, handshake_ms) || type != kRankProof ||
       proof.size() != 32 + kChallengeBytes) {
     return false;
   }

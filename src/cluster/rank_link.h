@@ -44,8 +44,8 @@ bool read_rank_frame(int fd, uint32_t* type, std::string* payload, int first_ms)
 // 32 random bytes as 64 hex digits.
 std::string make_job_token();
 // Rank 0's side of the handshake on a new connection: true when the peer proved within
-// kRankHandshakeMs that it knows `token`.
-bool admit_rank(int fd, const std::string& token);
+// `handshake_ms` that it knows `token`.
+bool admit_rank(int fd, const std::string& token, int handshake_ms = kRankHandshakeMs);
 // A rank's side: true when the peer (rank 0) proved that it knows `token` too.
 bool join_root(int fd, const std::string& token, int first_ms);
 

@@ -35,7 +35,7 @@ std::string expect(const RankPeer& peer, uint32_t type) {
 }  // namespace
 
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s, const std::string& token) {
+                                   double timeout_s, const std::string& token, int handshake_ms) {
   std::vector<int> fds = local;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   const auto left_ms = [&] {
@@ -48,7 +48,7 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
     std::string peer;
     const int fd = tcp_accept(listener, static_cast<int>(left_ms()), &peer);
     if (fd < 0) continue;
-    if (!admit_rank(fd, token)) {
+    if (!admit_rank(fd, token, handshake_ms)) {
       std::cerr << "gputune: warning: a connection from " << peer
                 << " did not prove it belongs to this job; refused\n";
       close(fd);

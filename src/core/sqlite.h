@@ -36,9 +36,10 @@ class Database {
   void set_busy_timeout(int ms) const;
   // Rows the last INSERT, UPDATE or DELETE changed.
   int64_t changes() const;
-  // Whether the last failure was SQLite finding no database in the file.
+  // Whether the last failure (the last fail(), as SQLite's code then: a rollback or a
+  // statement's end afterwards does not change it) was SQLite finding no database in the file,
+  // or another connection's lock (SQLITE_BUSY, SQLITE_LOCKED).
   bool last_error_is_not_a_database() const;
-  // Whether the last failure was another connection's lock (SQLITE_BUSY, SQLITE_LOCKED).
   bool last_error_is_busy() const;
 
   [[noreturn]] void fail(const std::string& what) const;
@@ -48,6 +49,7 @@ class Database {
  private:
   std::string name_;
   sqlite3* db_ = nullptr;
+  mutable int failure_code_ = 0;  // SQLite's primary result code at the last fail()
 };
 
 class Statement {

@@ -244,18 +244,15 @@ std::unique_ptr<sqlite::Database> open_store_database(const std::string& path, b
   int64_t application_id = 0;
   bool tables = false;
   int version = 0;
-  {
+  try {
     sqlite::Transaction read(*db, sqlite::Transaction::Kind::kRead);
-    try {
-      application_id = db->pragma("application_id");
-      tables = has_tables(*db);
-      version = static_cast<int>(db->pragma("user_version"));
-    } catch (const Error&) {
-      // Asked before the transaction's rollback sets the last error anew.
-      if (db->last_error_is_not_a_database()) throw not_gputune(path, "not an SQLite file");
-      throw;
-    }
+    application_id = db->pragma("application_id");
+    tables = has_tables(*db);
+    version = static_cast<int>(db->pragma("user_version"));
     read.commit();
+  } catch (const Error&) {
+    if (db->last_error_is_not_a_database()) throw not_gputune(path, "not an SQLite file");
+    throw;
   }
   if (application_id != 0 && application_id != kApplicationId) {
     throw not_gputune(path, "application_id is " + std::to_string(application_id));

@@ -14,6 +14,14 @@
 namespace gputune {
 namespace {
 
+// A variant's row, found or made. Its config is the space's for that index and is written once:
+// a later attempt (a replay's, an import's) fills one left empty but never replaces one.
+constexpr const char* kVariantUpsert =
+    "INSERT INTO variants (workload_id, config_index, config_json) "
+    "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
+    "SET config_json = CASE WHEN config_json = '' THEN excluded.config_json "
+    "ELSE config_json END RETURNING id";
+
 class SqliteStore : public Store {
  public:
   SqliteStore(const std::string& path, bool read_only)
@@ -69,13 +77,7 @@ class SqliteStore : public Store {
     require_writable("store measurements");
     if (measurements.empty()) return;
     sqlite::Transaction tx(db());
-    // A config's JSON is the same on every attempt; an empty one never overwrites a known one.
-    sqlite::Statement variant(
-        db(),
-        "INSERT INTO variants (workload_id, config_index, config_json) "
-        "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
-        "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
-        "ELSE excluded.config_json END RETURNING id");
+    sqlite::Statement variant(db(), kVariantUpsert);
     static const std::string kInsert = measurement_insert_sql();
     sqlite::Statement insert(db(), kInsert);
     for (const Measurement& m : measurements) {
@@ -117,12 +119,7 @@ class SqliteStore : public Store {
                       const StoredCounters& counters) override {
     require_writable("store counters");
     sqlite::Transaction tx(db());
-    sqlite::Statement variant(
-        db(),
-        "INSERT INTO variants (workload_id, config_index, config_json) "
-        "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
-        "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
-        "ELSE excluded.config_json END RETURNING id");
+    sqlite::Statement variant(db(), kVariantUpsert);
     variant.bind(1, workload).bind(2, to_db(config_index)).bind(3, config_json);
     if (!variant.step()) db().fail("variant upsert returned no row");
     const int64_t variant_id = variant.int64(0);

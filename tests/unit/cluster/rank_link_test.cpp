@@ -112,6 +112,34 @@ TEST(GatherRanks, OnlyConnectionsThatProveTheTokenAreGathered) {
   close(listener);
 }
 
+// A connection that says nothing blocked rank 0 forever (a blocking read, no timeout): it is
+// dropped after the handshake's time, and the job's rank behind it is gathered.
+TEST(GatherRanks, ASilentConnectionTimesOutAndTheRankBehindItIsGathered) {
+  std::string address;
+  const int listener = tcp_listen("127.0.0.1", &address);
+  const std::string token = make_job_token();
+  const int silent = tcp_connect(address, 5);
+  auto rank = std::async(std::launch::async, [&] {
+    const int fd = tcp_connect(address, 5);
+    if (!join_root(fd, token, 20000)) return -1;
+    RankHello hello;
+    hello.rank = 1;
+    hello.host = "here";
+    ipc::write_frame(fd, kRankHello, hello_payload(hello));
+    return fd;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<RankPeer> peers = gather_ranks(listener, {}, 1, 20, token, /*handshake_ms=*/300);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const int rank_fd = rank.get();
+  ASSERT_EQ(peers.size(), 1u);
+  EXPECT_EQ(peers[0].hello.rank, 1);
+  for (RankPeer& peer : peers) close(peer.fd);
+  close(rank_fd);
+  close(silent);
+  close(listener);
+}
+
 TEST(ListenHost, NeverEveryInterface) {
   EXPECT_EQ(listen_host(true), "127.0.0.1");
   try {

@@ -651,6 +651,27 @@ TEST(SqliteStore, ProcessesCreatingOneFreshDatabaseAtOnceAllOpenIt) {
   EXPECT_EQ(failures, 0) << "first: " << first_failure;
 }
 
+// A recording's row put {"evil":1} in place of a variant's config: the config an index was first
+// stored with stays, whatever a later attempt (a replay, an import, counters) says.
+TEST(SqliteStore, AStoredConfigIsNeverReplaced) {
+  auto store = open_sqlite_store(":memory:");
+  const int64_t w = store->workload(transpose_key());
+  Measurement empty = ok(2, {1.0});
+  empty.config.clear();
+  store->commit(w, {ok(1, {2.0}), empty});
+  Measurement evil = ok(1, {1.0});
+  evil.config = R"({"evil":1})";
+  Measurement filled = ok(2, {1.5});
+  store->commit(w, {evil, filled});
+  StoredCounters counters;
+  counters.source = "ncu";
+  store->store_counters(w, 1, R"({"evil":2})", counters);
+  const std::vector<Measurement> got = store->measured(w);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].config, R"({"TILE":1})");
+  EXPECT_EQ(got[1].config, R"({"TILE":2})");  // an empty one is filled
+}
+
 // A search killed at any moment leaves whole commits only: every batch has kBatch rows.
 TEST(SqliteStore, KilledWriterLeavesWholeCommits) {
   TempDir dir;
