@@ -228,6 +228,16 @@ bool CallFacts::has_barrier(const clang::Stmt* statement) const {
   return barrier;
 }
 
+const clang::Stmt* CallFacts::first_barrier(const clang::Stmt* statement) const {
+  if (const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(statement)) {
+    if (kind(call) == CallKind::kBarrier) return call;
+  }
+  for (const clang::Stmt* child : statement->children()) {
+    if (child && has_barrier(child)) return first_barrier(child);
+  }
+  return statement;
+}
+
 void CallFacts::check(const clang::FunctionDecl& kernel, const std::vector<Builtin>& builtins,
                       Dims merged) const {
   auto affected = [&](Builtin builtin) {

@@ -47,6 +47,8 @@ class CallFacts {
              Dims merged) const;
   // Whether a statement calls __syncthreads, directly or through a helper.
   bool has_barrier(const clang::Stmt* statement) const;
+  // The first __syncthreads() call inside a statement that has one.
+  const clang::Stmt* first_barrier(const clang::Stmt* statement) const;
   const ParsedKernel& kernel() const { return kernel_; }
   const std::string& knob() const { return knob_; }
 

@@ -221,7 +221,13 @@ std::string ThreadMergeWalk::early_return(const clang::IfStmt* branch,
                                           const std::vector<const clang::Stmt*>& rest,
                                           unsigned after, Layer& layer) {
   const std::string indent = text_.indent_at(text_.extent(branch).begin);
-  if (facts_.has_barrier(branch)) refuse(branch, "__syncthreads() before a return");
+  if (facts_.has_barrier(branch)) {
+    refuse(facts_.first_barrier(branch), "__syncthreads() under a condition that depends on " +
+                                             dims_text("threadIdx", dep_.control(branch)) +
+                                             " (line " +
+                                             std::to_string(text_.kernel().place(branch).line) +
+                                             "): not every thread of the block would reach it");
+  }
   std::string declarations;
   Layer taken = predicates(branch->getCond(), layer, false, nullptr, declarations, indent);
   std::string out = declarations;
@@ -249,6 +255,7 @@ ThreadMergeWalk::Layer ThreadMergeWalk::predicates(const clang::Expr* cond, Laye
                                                    const std::string& indent) {
   Layer layer;
   layer.id = next_layer_++;
+  layer.line = text_.kernel().place(cond).line;
   const Dims own = dep_.dims(cond);
   layer.dims = outer.dims | own;
   for (int c = 0; c < factors_.count(layer.dims); ++c) {
@@ -335,9 +342,15 @@ std::string ThreadMergeWalk::statement(const clang::Stmt* node, Layer& layer,
   }
   const Dims control = dep_.control(node);
   if (facts_.has_barrier(node) && (!layer.trivial() || control)) {
-    refuse(node, "__syncthreads() under a condition that depends on " +
-                     dims_text("threadIdx", layer.dims | control) +
-                     ": not every thread of the block would reach it");
+    const std::string where =
+        !layer.trivial() ? "under a condition that depends on " + dims_text("threadIdx", layer.dims)
+        : llvm::isa<clang::IfStmt>(node)
+            ? "under a condition that depends on " + dims_text("threadIdx", control)
+            : "in a loop whose iterations depend on " + dims_text("threadIdx", control);
+    refuse(facts_.first_barrier(node),
+           "__syncthreads() " + where + " (line " +
+               std::to_string(layer.trivial() ? text_.kernel().place(node).line : layer.line) +
+               "): not every thread of the block would reach it");
   }
   if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(node)) {
     if (control) return dependent_if(branch, layer, indent);
@@ -454,16 +467,20 @@ std::string ThreadMergeWalk::replicate(const clang::Stmt* node, Dims dims, Layer
     refuse(node, "a return inside a statement that depends on " + dims_text("threadIdx", dims));
   }
   if (facts_.has_barrier(node)) {
-    refuse(node, "__syncthreads() inside a statement that depends on " +
-                     dims_text("threadIdx", dims) +
-                     ": not every thread of the block would reach it");
+    refuse(facts_.first_barrier(node), "__syncthreads() inside a statement that depends on " +
+                                           dims_text("threadIdx", dims) + " (line " +
+                                           std::to_string(text_.kernel().place(node).line) +
+                                           "): not every thread of the block would reach it");
   }
   ++stats_.replicated;
   std::string out;
   for (int c = 0; c < factors_.count(dims); ++c) {
     const std::string g = guarded ? guard(layer, dims, c) : "";
     const std::string text = text_.render(node, CopyRules(*this, dims, c));
-    out += (c ? "\n" + indent : "") + (g.empty() ? text : "if (" + g + ") " + text);
+    // Braces keep an `else` of the copy visibly its own.
+    const bool brace = !g.empty() && llvm::isa<clang::IfStmt>(node);
+    out += (c ? "\n" + indent : "") +
+           (g.empty() ? text : "if (" + g + ") " + (brace ? "{ " + text + " }" : text));
   }
   return out;
 }

@@ -53,6 +53,7 @@ class ThreadMergeWalk {
   // at the kernel's top level, where every copy runs.
   struct Layer {
     int id = 0;
+    int line = 0;  // of the condition that made them
     Dims dims = 0;
     std::vector<std::string> preds;
     std::vector<std::string> unions;  // declarations asked for while its region is written

@@ -94,12 +94,11 @@ class ThreadMerge : public Transformation {
       return verdict;
     }
     const char axis = knob.base.back();
-    verdict.reason = "one thread does the work of N along " + std::string(1, axis) + ": " +
-                     std::to_string(outcome.stats.replicated) +
-                     " statements written once per copy, " +
-                     std::to_string(outcome.stats.predicated) + " conditions predicated, " +
-                     std::to_string(outcome.stats.shared_loads.size()) +
-                     " loads shared between the copies in registers";
+    verdict.reason = "one thread does the work of N along " + std::string(1, axis) +
+                     "; statements written per copy: " + std::to_string(outcome.stats.replicated) +
+                     ", conditions predicated: " + std::to_string(outcome.stats.predicated) +
+                     ", loads the copies share in registers: " +
+                     std::to_string(outcome.stats.shared_loads.size());
     for (const clang::Expr* load : outcome.stats.shared_loads) {
       verdict.places.push_back(kernel.place(load));
     }

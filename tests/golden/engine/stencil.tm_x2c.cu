@@ -8,15 +8,15 @@ __global__ void stencil(const float* in, float* out, int nx, int ny) {
   if (!gputune_p0 || !gputune_p1) {
   int at_gputune0 = y * nx + x_gputune0;
   int at_gputune1 = y * nx + x_gputune1;
-  if (!gputune_p0) if (x_gputune0 == 0 || y == 0 || x_gputune0 == nx - 1 || y == ny - 1) {
+  if (!gputune_p0) { if (x_gputune0 == 0 || y == 0 || x_gputune0 == nx - 1 || y == ny - 1) {
     out[at_gputune0] = in[at_gputune0];
   } else {
     out[at_gputune0] = 0.25f * (in[at_gputune0 - 1] + in[at_gputune0 + 1] + in[at_gputune0 - nx] + in[at_gputune0 + nx]);
-  }
-  if (!gputune_p1) if (x_gputune1 == 0 || y == 0 || x_gputune1 == nx - 1 || y == ny - 1) {
+  } }
+  if (!gputune_p1) { if (x_gputune1 == 0 || y == 0 || x_gputune1 == nx - 1 || y == ny - 1) {
     out[at_gputune1] = in[at_gputune1];
   } else {
     out[at_gputune1] = 0.25f * (in[at_gputune1 - 1] + in[at_gputune1 + 1] + in[at_gputune1 - nx] + in[at_gputune1 + nx]);
-  }
+  } }
   }
 }

@@ -41,85 +41,85 @@ __global__ void stencil(const float* in, float* out, int nx, int ny) {
   int at_gputune13 = y_gputune3 * nx + x_gputune1;
   int at_gputune14 = y_gputune3 * nx + x_gputune2;
   int at_gputune15 = y_gputune3 * nx + x_gputune3;
-  if (!gputune_p0) if (x_gputune0 == 0 || y_gputune0 == 0 || x_gputune0 == nx - 1 || y_gputune0 == ny - 1) {
+  if (!gputune_p0) { if (x_gputune0 == 0 || y_gputune0 == 0 || x_gputune0 == nx - 1 || y_gputune0 == ny - 1) {
     out[at_gputune0] = in[at_gputune0];
   } else {
     out[at_gputune0] = 0.25f * (in[at_gputune0 - 1] + in[at_gputune0 + 1] + in[at_gputune0 - nx] + in[at_gputune0 + nx]);
-  }
-  if (!gputune_p1) if (x_gputune1 == 0 || y_gputune0 == 0 || x_gputune1 == nx - 1 || y_gputune0 == ny - 1) {
+  } }
+  if (!gputune_p1) { if (x_gputune1 == 0 || y_gputune0 == 0 || x_gputune1 == nx - 1 || y_gputune0 == ny - 1) {
     out[at_gputune1] = in[at_gputune1];
   } else {
     out[at_gputune1] = 0.25f * (in[at_gputune1 - 1] + in[at_gputune1 + 1] + in[at_gputune1 - nx] + in[at_gputune1 + nx]);
-  }
-  if (!gputune_p2) if (x_gputune2 == 0 || y_gputune0 == 0 || x_gputune2 == nx - 1 || y_gputune0 == ny - 1) {
+  } }
+  if (!gputune_p2) { if (x_gputune2 == 0 || y_gputune0 == 0 || x_gputune2 == nx - 1 || y_gputune0 == ny - 1) {
     out[at_gputune2] = in[at_gputune2];
   } else {
     out[at_gputune2] = 0.25f * (in[at_gputune2 - 1] + in[at_gputune2 + 1] + in[at_gputune2 - nx] + in[at_gputune2 + nx]);
-  }
-  if (!gputune_p3) if (x_gputune3 == 0 || y_gputune0 == 0 || x_gputune3 == nx - 1 || y_gputune0 == ny - 1) {
+  } }
+  if (!gputune_p3) { if (x_gputune3 == 0 || y_gputune0 == 0 || x_gputune3 == nx - 1 || y_gputune0 == ny - 1) {
     out[at_gputune3] = in[at_gputune3];
   } else {
     out[at_gputune3] = 0.25f * (in[at_gputune3 - 1] + in[at_gputune3 + 1] + in[at_gputune3 - nx] + in[at_gputune3 + nx]);
-  }
-  if (!gputune_p4) if (x_gputune0 == 0 || y_gputune1 == 0 || x_gputune0 == nx - 1 || y_gputune1 == ny - 1) {
+  } }
+  if (!gputune_p4) { if (x_gputune0 == 0 || y_gputune1 == 0 || x_gputune0 == nx - 1 || y_gputune1 == ny - 1) {
     out[at_gputune4] = in[at_gputune4];
   } else {
     out[at_gputune4] = 0.25f * (in[at_gputune4 - 1] + in[at_gputune4 + 1] + in[at_gputune4 - nx] + in[at_gputune4 + nx]);
-  }
-  if (!gputune_p5) if (x_gputune1 == 0 || y_gputune1 == 0 || x_gputune1 == nx - 1 || y_gputune1 == ny - 1) {
+  } }
+  if (!gputune_p5) { if (x_gputune1 == 0 || y_gputune1 == 0 || x_gputune1 == nx - 1 || y_gputune1 == ny - 1) {
     out[at_gputune5] = in[at_gputune5];
   } else {
     out[at_gputune5] = 0.25f * (in[at_gputune5 - 1] + in[at_gputune5 + 1] + in[at_gputune5 - nx] + in[at_gputune5 + nx]);
-  }
-  if (!gputune_p6) if (x_gputune2 == 0 || y_gputune1 == 0 || x_gputune2 == nx - 1 || y_gputune1 == ny - 1) {
+  } }
+  if (!gputune_p6) { if (x_gputune2 == 0 || y_gputune1 == 0 || x_gputune2 == nx - 1 || y_gputune1 == ny - 1) {
     out[at_gputune6] = in[at_gputune6];
   } else {
     out[at_gputune6] = 0.25f * (in[at_gputune6 - 1] + in[at_gputune6 + 1] + in[at_gputune6 - nx] + in[at_gputune6 + nx]);
-  }
-  if (!gputune_p7) if (x_gputune3 == 0 || y_gputune1 == 0 || x_gputune3 == nx - 1 || y_gputune1 == ny - 1) {
+  } }
+  if (!gputune_p7) { if (x_gputune3 == 0 || y_gputune1 == 0 || x_gputune3 == nx - 1 || y_gputune1 == ny - 1) {
     out[at_gputune7] = in[at_gputune7];
   } else {
     out[at_gputune7] = 0.25f * (in[at_gputune7 - 1] + in[at_gputune7 + 1] + in[at_gputune7 - nx] + in[at_gputune7 + nx]);
-  }
-  if (!gputune_p8) if (x_gputune0 == 0 || y_gputune2 == 0 || x_gputune0 == nx - 1 || y_gputune2 == ny - 1) {
+  } }
+  if (!gputune_p8) { if (x_gputune0 == 0 || y_gputune2 == 0 || x_gputune0 == nx - 1 || y_gputune2 == ny - 1) {
     out[at_gputune8] = in[at_gputune8];
   } else {
     out[at_gputune8] = 0.25f * (in[at_gputune8 - 1] + in[at_gputune8 + 1] + in[at_gputune8 - nx] + in[at_gputune8 + nx]);
-  }
-  if (!gputune_p9) if (x_gputune1 == 0 || y_gputune2 == 0 || x_gputune1 == nx - 1 || y_gputune2 == ny - 1) {
+  } }
+  if (!gputune_p9) { if (x_gputune1 == 0 || y_gputune2 == 0 || x_gputune1 == nx - 1 || y_gputune2 == ny - 1) {
     out[at_gputune9] = in[at_gputune9];
   } else {
     out[at_gputune9] = 0.25f * (in[at_gputune9 - 1] + in[at_gputune9 + 1] + in[at_gputune9 - nx] + in[at_gputune9 + nx]);
-  }
-  if (!gputune_p10) if (x_gputune2 == 0 || y_gputune2 == 0 || x_gputune2 == nx - 1 || y_gputune2 == ny - 1) {
+  } }
+  if (!gputune_p10) { if (x_gputune2 == 0 || y_gputune2 == 0 || x_gputune2 == nx - 1 || y_gputune2 == ny - 1) {
     out[at_gputune10] = in[at_gputune10];
   } else {
     out[at_gputune10] = 0.25f * (in[at_gputune10 - 1] + in[at_gputune10 + 1] + in[at_gputune10 - nx] + in[at_gputune10 + nx]);
-  }
-  if (!gputune_p11) if (x_gputune3 == 0 || y_gputune2 == 0 || x_gputune3 == nx - 1 || y_gputune2 == ny - 1) {
+  } }
+  if (!gputune_p11) { if (x_gputune3 == 0 || y_gputune2 == 0 || x_gputune3 == nx - 1 || y_gputune2 == ny - 1) {
     out[at_gputune11] = in[at_gputune11];
   } else {
     out[at_gputune11] = 0.25f * (in[at_gputune11 - 1] + in[at_gputune11 + 1] + in[at_gputune11 - nx] + in[at_gputune11 + nx]);
-  }
-  if (!gputune_p12) if (x_gputune0 == 0 || y_gputune3 == 0 || x_gputune0 == nx - 1 || y_gputune3 == ny - 1) {
+  } }
+  if (!gputune_p12) { if (x_gputune0 == 0 || y_gputune3 == 0 || x_gputune0 == nx - 1 || y_gputune3 == ny - 1) {
     out[at_gputune12] = in[at_gputune12];
   } else {
     out[at_gputune12] = 0.25f * (in[at_gputune12 - 1] + in[at_gputune12 + 1] + in[at_gputune12 - nx] + in[at_gputune12 + nx]);
-  }
-  if (!gputune_p13) if (x_gputune1 == 0 || y_gputune3 == 0 || x_gputune1 == nx - 1 || y_gputune3 == ny - 1) {
+  } }
+  if (!gputune_p13) { if (x_gputune1 == 0 || y_gputune3 == 0 || x_gputune1 == nx - 1 || y_gputune3 == ny - 1) {
     out[at_gputune13] = in[at_gputune13];
   } else {
     out[at_gputune13] = 0.25f * (in[at_gputune13 - 1] + in[at_gputune13 + 1] + in[at_gputune13 - nx] + in[at_gputune13 + nx]);
-  }
-  if (!gputune_p14) if (x_gputune2 == 0 || y_gputune3 == 0 || x_gputune2 == nx - 1 || y_gputune3 == ny - 1) {
+  } }
+  if (!gputune_p14) { if (x_gputune2 == 0 || y_gputune3 == 0 || x_gputune2 == nx - 1 || y_gputune3 == ny - 1) {
     out[at_gputune14] = in[at_gputune14];
   } else {
     out[at_gputune14] = 0.25f * (in[at_gputune14 - 1] + in[at_gputune14 + 1] + in[at_gputune14 - nx] + in[at_gputune14 + nx]);
-  }
-  if (!gputune_p15) if (x_gputune3 == 0 || y_gputune3 == 0 || x_gputune3 == nx - 1 || y_gputune3 == ny - 1) {
+  } }
+  if (!gputune_p15) { if (x_gputune3 == 0 || y_gputune3 == 0 || x_gputune3 == nx - 1 || y_gputune3 == ny - 1) {
     out[at_gputune15] = in[at_gputune15];
   } else {
     out[at_gputune15] = 0.25f * (in[at_gputune15 - 1] + in[at_gputune15 + 1] + in[at_gputune15 - nx] + in[at_gputune15 + nx]);
-  }
+  } }
   }
 }

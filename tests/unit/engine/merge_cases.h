@@ -41,9 +41,9 @@ struct MergeKernel {
 
 inline const std::vector<MergeKernel>& merge_kernels() {
   static const std::vector<MergeKernel> kernels = {
-      {"vector_add", false},   {"saxpy", false},  {"matmul", true},
-      {"matmul_return", true}, {"stencil", true}, {"transpose", true},
-      {"matmul_tiled", true},  {"nbody", false},  {"reduce", false}};
+      {"vector_add", false}, {"saxpy", false},    {"matmul", true},       {"matmul_return", true},
+      {"stencil", true},     {"transpose", true}, {"matmul_tiled", true}, {"nbody", false},
+      {"reduce", false},     {"branches", false}};
   return kernels;
 }
 
