@@ -139,7 +139,7 @@ class BodyScan : public clang::RecursiveASTVisitor<BodyScan> {
 
 Dims dim_of(char component) { return component == 'x' ? kDimX : component == 'y' ? kDimY : 0; }
 
-const clang::VarDecl* storage_root(const clang::Expr* glvalue) {
+const clang::DeclRefExpr* storage_ref(const clang::Expr* glvalue) {
   const clang::Expr* expr = glvalue;
   while (true) {
     expr = expr->IgnoreParens();
@@ -162,11 +162,16 @@ const clang::VarDecl* storage_root(const clang::Expr* glvalue) {
       const auto* variable = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
       // A reference is not storage: writing through it writes what it refers to.
       if (!variable || variable->getType()->isReferenceType()) return nullptr;
-      return variable;
+      return ref;
     } else {
       return nullptr;
     }
   }
+}
+
+const clang::VarDecl* storage_root(const clang::Expr* glvalue) {
+  const clang::DeclRefExpr* ref = storage_ref(glvalue);
+  return ref ? llvm::cast<clang::VarDecl>(ref->getDecl()) : nullptr;
 }
 
 const clang::Expr* assigned_target(const clang::Stmt* node) {
@@ -179,6 +184,19 @@ const clang::Expr* assigned_target(const clang::Stmt* node) {
     if ((op->isAssignmentOp() || kind == clang::OO_PlusPlus || kind == clang::OO_MinusMinus) &&
         op->getNumArgs() > 0) {
       return op->getArg(0);
+    }
+  }
+  return nullptr;
+}
+
+const clang::Expr* read_glvalue(const clang::Stmt* node) {
+  if (const auto* cast = llvm::dyn_cast<clang::ImplicitCastExpr>(node)) {
+    if (cast->getCastKind() == clang::CK_LValueToRValue) return cast->getSubExpr();
+  }
+  if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(node)) {
+    if (construct->getConstructor()->isCopyOrMoveConstructor() && construct->getNumArgs() == 1 &&
+        construct->getArg(0)->isGLValue()) {
+      return construct->getArg(0);
     }
   }
   return nullptr;

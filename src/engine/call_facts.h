@@ -64,6 +64,12 @@ class CallFacts {
 // variable itself (`v`, `v.x`, `buf[i]` of a local array); nullptr for memory reached through
 // a pointer.
 const clang::VarDecl* storage_root(const clang::Expr* glvalue);
+// The reference to that variable.
+const clang::DeclRefExpr* storage_ref(const clang::Expr* glvalue);
+
+// The glvalue a node reads as a whole: a load's operand, or what a struct is copied from;
+// nullptr for any other node.
+const clang::Expr* read_glvalue(const clang::Stmt* node);
 
 // An assignment's or increment's target (`=`, `+=`, `++`, their operator calls); nullptr for
 // any other node.

@@ -90,6 +90,12 @@ class EscapeFinder : public clang::RecursiveASTVisitor<EscapeFinder> {
 
 }  // namespace
 
+std::string dims_text(const char* builtin, Dims dims) {
+  const std::string name = builtin;
+  if (dims == (kDimX | kDimY)) return name + ".x and " + name + ".y";
+  return name + (dims & kDimX ? ".x" : ".y");
+}
+
 // One pass over the kernel in source order that adds to each variable the dimensions of what
 // is assigned to it and of the dependent control it is assigned under; repeated to a fixpoint.
 class DependenceWalk {
@@ -278,6 +284,39 @@ IndexDependence::IndexDependence(const CallFacts& facts, const clang::FunctionDe
 bool IndexDependence::is_private(const clang::VarDecl* variable) const {
   if (variable->hasLocalStorage()) return !variable->getType()->isReferenceType();
   return source_.shared_is_private && variable->hasAttr<clang::CUDASharedAttr>();
+}
+
+bool IndexDependence::in_memory(const clang::Expr* glvalue) const {
+  if (kernel_.builtin_component(glvalue)) return false;
+  const clang::VarDecl* root = storage_root(glvalue);
+  return !root || !is_private(root);
+}
+
+bool IndexDependence::reads_memory(const clang::Stmt* node) const {
+  if (!node) return false;
+  if (const clang::Expr* read = read_glvalue(node); read && in_memory(read)) return true;
+  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(node)) {
+    if (facts_.kind(call) != CallKind::kPure) return true;
+  }
+  for (const clang::Stmt* child : node->children()) {
+    if (reads_memory(child)) return true;
+  }
+  return false;
+}
+
+bool IndexDependence::pure(const clang::Stmt* node, const clang::Stmt* top,
+                           const std::function<bool(const clang::Expr*)>& skip) const {
+  if (!node) return true;
+  if (const auto* expr = llvm::dyn_cast<clang::Expr>(node); expr && skip(expr)) return true;
+  if (node != top && assigned_target(node)) return false;
+  if (const clang::Expr* read = read_glvalue(node); read && in_memory(read)) return false;
+  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(node)) {
+    if (facts_.kind(call) != CallKind::kPure) return false;
+  }
+  for (const clang::Stmt* child : node->children()) {
+    if (!pure(child, top, skip)) return false;
+  }
+  return true;
 }
 
 Dims IndexDependence::dims(const clang::VarDecl* variable) const {

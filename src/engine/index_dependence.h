@@ -7,12 +7,16 @@
 #include <clang/AST/Decl.h>
 #include <clang/AST/Stmt.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
 #include "engine/call_facts.h"
 
 namespace gputune::engine {
+
+// "threadIdx.x", "blockIdx.x and blockIdx.y": the components of a built-in, for messages.
+std::string dims_text(const char* builtin, Dims dims);
 
 class IndexDependence {
  public:
@@ -40,6 +44,14 @@ class IndexDependence {
   // A variable each copy has its own of: locals and parameters, and __shared__ variables for
   // block merge.
   bool is_private(const clang::VarDecl* variable) const;
+  // Whether a glvalue lies in memory: not in a variable of the copy's own, nor a built-in.
+  bool in_memory(const clang::Expr* glvalue) const;
+  // Whether a node reads memory, or calls anything but a pure function.
+  bool reads_memory(const clang::Stmt* node) const;
+  // Whether a node computes from variables alone, with no effect but the assignment `top`
+  // (may be nullptr); `skip` says which expressions not to look into.
+  bool pure(const clang::Stmt* node, const clang::Stmt* top,
+            const std::function<bool(const clang::Expr*)>& skip) const;
   Dims merged() const { return source_.merged; }
 
  private:

@@ -81,6 +81,13 @@ class EditCollector : public clang::RecursiveASTVisitor<EditCollector> {
 
 }  // namespace
 
+std::string rtrim(std::string text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n')) {
+    text.pop_back();
+  }
+  return text;
+}
+
 KernelText::KernelText(const ParsedKernel& kernel, std::string knob)
     : kernel_(kernel), knob_(std::move(knob)) {
   const clang::SourceManager& sources = kernel.sources();
@@ -154,6 +161,21 @@ std::string KernelText::indent_at(unsigned offset) const {
   return file_.substr(start, end - start);
 }
 
+std::string KernelText::body_indent(const clang::Stmt* body, const std::string& indent) const {
+  const unsigned begin = extent(body).begin;
+  const std::string own = indent_at(begin);
+  const size_t line = begin == 0 ? std::string::npos : file_.rfind('\n', begin - 1);
+  const size_t start = line == std::string::npos ? 0 : line + 1;
+  return start + own.size() == begin ? own : indent + "  ";
+}
+
+std::string KernelText::attach(const std::string& header, const clang::Stmt* body,
+                               const std::string& walked, const std::string& inner,
+                               const std::string& indent) const {
+  if (llvm::isa<clang::CompoundStmt>(body) || walked == text(extent(body))) return header + walked;
+  return rtrim(header) + " {\n" + inner + walked + "\n" + indent + "}";
+}
+
 std::string KernelText::render(Span span, std::vector<Edit> edits) const {
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
     return a.span.begin != b.span.begin ? a.span.begin < b.span.begin : a.span.end > b.span.end;
@@ -181,6 +203,13 @@ std::string KernelText::declaration(clang::QualType type, const std::string& nam
   policy.SuppressTagKeyword = true;
   type.print(out, policy, name);
   return out.str();
+}
+
+std::optional<std::string> KernelText::zero(clang::QualType type) const {
+  type = type.getUnqualifiedType();
+  if (type->isScalarType()) return "(" + declaration(type, "") + ")0";
+  if (type->isRecordType()) return declaration(type, "") + "()";
+  return std::nullopt;
 }
 
 std::string KernelText::fresh(const std::string& base) {

@@ -15,6 +15,23 @@
 
 namespace gputune::engine {
 
+template <typename T>
+bool contains(const clang::Stmt* node) {
+  if (!node) return false;
+  if (llvm::isa<T>(node)) return true;
+  for (const clang::Stmt* child : node->children()) {
+    if (contains<T>(child)) return true;
+  }
+  return false;
+}
+
+inline bool is_loop(const clang::Stmt* node) {
+  return llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(node);
+}
+
+// The text without the whitespace that ends it.
+std::string rtrim(std::string text);
+
 // A piece of the kernel file, as offsets into its text.
 struct Span {
   unsigned begin = 0, end = 0;
@@ -55,6 +72,13 @@ class KernelText {
   Span replaceable(clang::SourceRange range) const;
   // The whitespace that starts the line holding `offset`.
   std::string indent_at(unsigned offset) const;
+  // The indentation for the statements of a control statement's body: the body's own where it
+  // starts a line, else `indent` and two spaces.
+  std::string body_indent(const clang::Stmt* body, const std::string& indent) const;
+  // `header` (`for (...) `) and its body written as `walked`: braced, on lines of their own,
+  // where the body is a single statement the rewrite changed.
+  std::string attach(const std::string& header, const clang::Stmt* body, const std::string& walked,
+                     const std::string& inner, const std::string& indent) const;
   std::string text(Span span) const { return file_.substr(span.begin, span.end - span.begin); }
   // The text of `span` with the edits that lie inside it applied; of nested edits the outer
   // one wins.
@@ -69,6 +93,9 @@ class KernelText {
   }
   // A declaration of `name` with `type` ("float v", "float tile[16][16]").
   std::string declaration(clang::QualType type, const std::string& name) const;
+  // A value of `type` to initialise a variable with where its own initialiser must not run:
+  // `(float)0`, `float4()`; nothing for arrays and references.
+  std::optional<std::string> zero(clang::QualType type) const;
   // A name no identifier of the file has and none handed out before.
   std::string fresh(const std::string& base);
 

@@ -5,27 +5,6 @@
 namespace gputune::engine {
 namespace {
 
-template <typename T>
-bool contains(const clang::Stmt* node) {
-  if (!node) return false;
-  if (llvm::isa<T>(node)) return true;
-  for (const clang::Stmt* child : node->children()) {
-    if (contains<T>(child)) return true;
-  }
-  return false;
-}
-
-bool is_loop(const clang::Stmt* node) {
-  return llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(node);
-}
-
-std::string rtrim(std::string text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n')) {
-    text.pop_back();
-  }
-  return text;
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
@@ -67,12 +46,6 @@ int Factors::copy(Dims dims, int kx, int ky) const {
   int copy = dims & kDimY ? ky : 0;
   if (dims & kDimX) copy = copy * x + kx;
   return copy;
-}
-
-std::string dims_text(const char* builtin, Dims dims) {
-  const std::string name = builtin;
-  if (dims == (kDimX | kDimY)) return name + ".x and " + name + ".y";
-  return name + (dims & kDimX ? ".x" : ".y");
 }
 
 std::optional<std::string> ThreadMergeWalk::CopyRules::builtin(Builtin builtin,
@@ -288,24 +261,10 @@ std::string ThreadMergeWalk::region(const clang::Stmt* node, Layer& layer,
   return "{\n" + indent + "  " + statement(node, layer, indent + "  ") + "\n" + indent + "}";
 }
 
-std::string ThreadMergeWalk::body_of(const clang::Stmt* body, Layer& layer,
-                                     const std::string& indent) {
-  if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(body)) {
-    return compound(block, layer, false);
-  }
-  const Span extent = text_.extent(body);
-  const std::string own_indent = text_.indent_at(extent.begin);
-  const bool own_line =
-      extent.begin >= own_indent.size() &&
-      text_.text({extent.begin - static_cast<unsigned>(own_indent.size()), extent.begin}) ==
-          own_indent &&
-      (extent.begin == own_indent.size() ||
-       text_.text({extent.begin - static_cast<unsigned>(own_indent.size()) - 1,
-                   extent.begin - static_cast<unsigned>(own_indent.size())}) == "\n");
-  const std::string inner = own_line ? own_indent : indent + "  ";
-  const std::string text = statement(body, layer, inner);
-  if (text == text_.text(extent)) return text;
-  return "{\n" + inner + text + "\n" + indent + "}";
+std::string ThreadMergeWalk::body_of(const std::string& header, const clang::Stmt* body,
+                                     Layer& layer, const std::string& indent) {
+  const std::string inner = text_.body_indent(body, indent);
+  return text_.attach(header, body, statement(body, layer, inner), inner, indent);
 }
 
 // A kept statement's text up to its body, with its own expressions rewritten.
@@ -354,22 +313,14 @@ std::string ThreadMergeWalk::statement(const clang::Stmt* node, Layer& layer,
   }
   if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(node)) {
     if (control) return dependent_if(branch, layer, indent);
-    std::string out =
+    std::string out = body_of(
         header(node, branch->getThen(),
-               {branch->getInit(), branch->getConditionVariableDeclStmt(), branch->getCond()});
-    std::string then = body_of(branch->getThen(), layer, indent);
-    if (then.front() == '{' && !llvm::isa<clang::CompoundStmt>(branch->getThen())) {
-      out = rtrim(out) + " ";
-    }
-    out += then;
+               {branch->getInit(), branch->getConditionVariableDeclStmt(), branch->getCond()}),
+        branch->getThen(), layer, indent);
     if (const clang::Stmt* otherwise = branch->getElse()) {
       const unsigned then_end = text_.extent(branch->getThen()).end;
-      const std::string between = text_.text({then_end, text_.extent(otherwise).begin});
-      std::string text = body_of(otherwise, layer, indent);
       out +=
-          (text.front() == '{' && !llvm::isa<clang::CompoundStmt>(otherwise) ? rtrim(between) + " "
-                                                                             : between) +
-          text;
+          body_of(text_.text({then_end, text_.extent(otherwise).begin}), otherwise, layer, indent);
     }
     return out;
   }
@@ -398,15 +349,12 @@ std::string ThreadMergeWalk::statement(const clang::Stmt* node, Layer& layer,
     } else {
       const auto* loop = llvm::cast<clang::DoStmt>(node);
       const Span extent = text_.extent(node), inner = text_.extent(loop->getBody());
-      const std::string text = body_of(loop->getBody(), layer, indent);
       const std::string tail = text_.render({inner.end, extent.end},
                                             text_.edits(loop->getCond(), CopyRules(*this, 0, 0)));
-      return text_.text({extent.begin, inner.begin}) + text + tail;
+      return body_of(text_.text({extent.begin, inner.begin}), loop->getBody(), layer, indent) +
+             tail;
     }
-    std::string out = header(node, body, parts);
-    const std::string text = body_of(body, layer, indent);
-    if (text.front() == '{' && !llvm::isa<clang::CompoundStmt>(body)) out = rtrim(out) + " ";
-    return out + text;
+    return body_of(header(node, body, parts), body, layer, indent);
   }
   if (llvm::isa<clang::ReturnStmt>(node)) {
     if (!layer.trivial()) {

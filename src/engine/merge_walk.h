@@ -31,9 +31,6 @@ struct Factors {
   }
 };
 
-// "threadIdx.x", "threadIdx.x and threadIdx.y" for refusals.
-std::string dims_text(const char* builtin, Dims dims);
-
 struct ThreadMergeStats {
   int replicated = 0;                            // statements written once per copy
   int predicated = 0;                            // conditions turned into per-copy predicates
@@ -105,7 +102,8 @@ class ThreadMergeWalk {
                        unsigned end, Layer& layer, bool tail);
   std::string early_return(const clang::IfStmt* branch, const std::vector<const clang::Stmt*>& rest,
                            unsigned after, Layer& layer);
-  std::string body_of(const clang::Stmt* body, Layer& layer, const std::string& indent);
+  std::string body_of(const std::string& header, const clang::Stmt* body, Layer& layer,
+                      const std::string& indent);
   std::string header(const clang::Stmt* node, const clang::Stmt* body,
                      std::vector<const clang::Stmt*> parts);
   std::string dependent_if(const clang::IfStmt* branch, Layer& layer, const std::string& indent);
@@ -120,8 +118,6 @@ class ThreadMergeWalk {
   std::string hoist(const clang::Expr* root, Dims dims, Layer& layer, const std::string& indent);
   void hoistable(const clang::Stmt* node, Dims dims, bool top,
                  std::vector<const clang::Expr*>& found) const;
-  bool memory(const clang::Expr* glvalue) const;
-  bool loads(const clang::Stmt* node) const;
   bool pure(const clang::Stmt* node, const clang::Stmt* top) const;
   bool local_only(const clang::Stmt* node, const Layer& layer) const;
 };

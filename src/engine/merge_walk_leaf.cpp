@@ -43,58 +43,12 @@ std::string join_lines(const std::vector<std::string>& lines, const std::string&
   return out;
 }
 
-// The glvalue a node reads as a whole: a load's operand, or what a struct is copied from.
-const clang::Expr* read_glvalue(const clang::Stmt* node) {
-  if (const auto* cast = llvm::dyn_cast<clang::ImplicitCastExpr>(node)) {
-    if (cast->getCastKind() == clang::CK_LValueToRValue) return cast->getSubExpr();
-  }
-  if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(node)) {
-    if (construct->getConstructor()->isCopyOrMoveConstructor() && construct->getNumArgs() == 1 &&
-        construct->getArg(0)->isGLValue()) {
-      return construct->getArg(0);
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
-
-// Whether a glvalue lies in memory: not a variable of the copy's own, nor a built-in.
-bool ThreadMergeWalk::memory(const clang::Expr* glvalue) const {
-  if (text_.kernel().builtin_component(glvalue)) return false;
-  const clang::VarDecl* root = storage_root(glvalue);
-  return !root || !dep_.is_private(root);
-}
-
-// Whether a node reads memory (not a variable of the copy's own): a load, or a call that reads.
-bool ThreadMergeWalk::loads(const clang::Stmt* node) const {
-  if (!node) return false;
-  if (const clang::Expr* read = read_glvalue(node); read && memory(read)) return true;
-  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(node)) {
-    if (facts_.kind(call) != CallKind::kPure) return true;
-  }
-  for (const clang::Stmt* child : node->children()) {
-    if (loads(child)) return true;
-  }
-  return false;
-}
 
 // Whether a node computes from variables alone, hoisted loads aside, with no effect but the
 // assignment `top`; such a statement may run for a copy whose predicate is false.
 bool ThreadMergeWalk::pure(const clang::Stmt* node, const clang::Stmt* top) const {
-  if (!node) return true;
-  if (const auto* expr = llvm::dyn_cast<clang::Expr>(node); expr && hoisted_.count(expr)) {
-    return true;
-  }
-  if (node != top && assigned_target(node)) return false;
-  if (const clang::Expr* read = read_glvalue(node); read && memory(read)) return false;
-  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(node)) {
-    if (facts_.kind(call) != CallKind::kPure) return false;
-  }
-  for (const clang::Stmt* child : node->children()) {
-    if (!pure(child, top)) return false;
-  }
-  return true;
+  return dep_.pure(node, top, [this](const clang::Expr* expr) { return hoisted_.count(expr) > 0; });
 }
 
 // An assignment to a variable declared under the current predicates, computed from variables
@@ -115,7 +69,7 @@ void ThreadMergeWalk::hoistable(const clang::Stmt* node, Dims dims, bool top,
   if (!node) return;
   if (const auto* expr = llvm::dyn_cast<clang::Expr>(node)) {
     if (!top && expr->isPRValue() && dep_.dims(expr) != dims && hoistable_type(expr->getType()) &&
-        loads(expr) && expr->getBeginLoc().isFileID() && expr->getEndLoc().isFileID()) {
+        dep_.reads_memory(expr) && expr->getBeginLoc().isFileID() && expr->getEndLoc().isFileID()) {
       found.push_back(expr);
       return;
     }
@@ -169,9 +123,7 @@ std::string ThreadMergeWalk::hoist(const clang::Expr* root, Dims dims, Layer& la
 }
 
 std::string ThreadMergeWalk::zero(const clang::Stmt* at, clang::QualType type) const {
-  type = type.getUnqualifiedType();
-  if (type->isScalarType()) return "(" + text_.declaration(type, "") + ")0";
-  if (type->isRecordType()) return text_.declaration(type, "") + "()";
+  if (auto value = text_.zero(type)) return *value;
   refuse(at, "a variable of this type cannot be declared under a condition that depends on " +
                  dims_text("threadIdx", dep_.merged()));
   return "";

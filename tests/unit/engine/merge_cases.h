@@ -96,6 +96,23 @@ inline std::vector<Variant> block_merge_variants(bool two_d) {
   return variants;
 }
 
+// Both merges at once: block merge first, then thread merge on its output.
+inline std::vector<Variant> combined_variants(bool two_d) {
+  std::vector<Variant> variants;
+  Variant x;
+  x.suffix = "bm_x2.tm_x2";
+  x.knobs.block_merge_x = x.knobs.thread_merge_x = 2;
+  variants.push_back(x);
+  if (two_d) {
+    Variant y;
+    y.suffix = "bm_x2.tm_y4";
+    y.knobs.block_merge_x = 2;
+    y.knobs.thread_merge_y = 4;
+    variants.push_back(y);
+  }
+  return variants;
+}
+
 // GPUTUNE_UPDATE_GOLDEN=1 rewrites the expectation (only when a change of output is meant).
 inline void expect_golden(const std::string& name, const std::string& actual) {
   const std::filesystem::path path =

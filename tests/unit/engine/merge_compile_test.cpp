@@ -34,5 +34,12 @@ TEST(MergeCompile, EveryThreadMergeOfEveryKernelCompiles) {
   }
 }
 
+TEST(MergeCompile, EveryBlockMergeOfEveryKernelCompiles) {
+  for (const test::MergeKernel& kernel : test::merge_kernels()) {
+    expect_compiles(kernel.name, test::block_merge_variants(kernel.two_d), true);
+    expect_compiles(kernel.name, test::combined_variants(kernel.two_d), true);
+  }
+}
+
 }  // namespace
 }  // namespace gputune::engine
