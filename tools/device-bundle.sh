@@ -37,6 +37,8 @@ ninja -C "$build" -j "${JOBS:-1}"
 rm -rf .device
 mkdir -p "$stage"
 cp "$build/gputune" "$stage/"
+# The transformation engine (Clang inside): gputune and every test binary load it from beside them.
+cp "$build/libgputune_engine.so" "$stage/"
 cp "$build/gputune_runtime_select" "$stage/"  # tests/gpu/runtime_example_test.cpp runs it
 # The GPU tests and the CPU tests named in $CPU_TESTS (all of them: CPU_TESTS=all). Every test
 # binary links the whole core: all of them no longer fit what the device tool carries.

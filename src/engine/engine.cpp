@@ -164,6 +164,7 @@ Rewrite SourceEngine::rewrite(const KernelUnit& unit, const SourceKnobs& knobs) 
         return {false, "", "the engine's own rewrite does not parse (a bug in the engine): " +
                                kernel->diagnostics()};
       }
+      kernel->set_original(original);
     }
     current = transformation->apply(*kernel, knobs);
     kernel.reset();

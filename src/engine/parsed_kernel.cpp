@@ -181,6 +181,17 @@ SourcePlace ParsedKernel::place(const clang::Decl* declaration) const {
   return place(declaration->getLocation(), text(declaration->getSourceRange()));
 }
 
+std::string ParsedKernel::macro_name(clang::SourceLocation location) const {
+  if (!location.isMacroID()) return "";
+  // Up through the expansions to the outermost one, which is invoked in the file.
+  clang::SourceLocation outermost = location;
+  while (location.isMacroID()) {
+    outermost = location;
+    location = sources().getImmediateExpansionRange(location).getBegin();
+  }
+  return clang::Lexer::getImmediateMacroName(outermost, sources(), language()).str();
+}
+
 std::string refusal(const SourcePlace& place, const std::string& knob, const std::string& what) {
   std::string message = place.str() + ": " + knob + ": " + what;
   if (!place.text.empty()) message += " (`" + place.text + "`)";

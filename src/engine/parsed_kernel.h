@@ -58,6 +58,17 @@ class ParsedKernel {
   SourcePlace place(clang::SourceLocation location, const std::string& text = "") const;
   SourcePlace place(const clang::Stmt* statement) const;
   SourcePlace place(const clang::Decl* declaration) const;
+  // The macro, as invoked in the kernel file, whose expansion holds a location ("" where the
+  // text is written in the file itself): the rewrites cannot edit such text, and say so.
+  std::string macro_name(clang::SourceLocation location) const;
+
+  // The parse of the user's own text that this one's text was rewritten from (itself for the
+  // user's text). Lines move as earlier steps rewrite the text, so a later step resolves the
+  // user's targets (a line, a label) and places its refusals there.
+  const ParsedKernel& original() const { return original_ ? *original_ : *this; }
+  void set_original(std::shared_ptr<const ParsedKernel> original) {
+    original_ = std::move(original);
+  }
 
  private:
   ParsedKernel() = default;
@@ -66,6 +77,7 @@ class ParsedKernel {
   bool ok_ = false;
   std::string diagnostics_;
   std::vector<clang::FunctionDecl*> kernels_;
+  std::shared_ptr<const ParsedKernel> original_;
 };
 
 // "file:line:column: knob: what" for a refusal at a place.

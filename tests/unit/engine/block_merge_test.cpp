@@ -5,9 +5,6 @@
 namespace gputune::engine {
 namespace {
 
-using test::fixture;
-using test::unit_of;
-
 TEST(BlockMerge, RewritesEachKernelAsTheGoldenSays) {
   for (const test::MergeKernel& kernel : test::merge_kernels()) {
     for (const test::Variant& variant : test::block_merge_variants(kernel.two_d)) {
@@ -34,9 +31,10 @@ SourceKnobs merge_x(int n) {
 
 // The refusal of block_merge_x=2, and the verdict that must say the same.
 std::string refusal_of(const std::string& text) {
-  const Rewrite rewrite = source_engine().rewrite(unit_of(text), merge_x(2));
+  const Rewrite rewrite = source_engine().rewrite(test::engine_unit("kernel.cu", text), merge_x(2));
   EXPECT_FALSE(rewrite.ok) << rewrite.source;
-  const Analysis analysis = source_engine().analyse(unit_of(text), {"block_merge_x"});
+  const Analysis analysis =
+      source_engine().analyse(test::engine_unit("kernel.cu", text), {"block_merge_x"});
   const KnobVerdict* verdict = analysis.find("block_merge_x");
   EXPECT_TRUE(verdict && !verdict->applies && verdict->reason == rewrite.message)
       << (verdict ? verdict->reason : "no verdict");
@@ -85,7 +83,7 @@ TEST(BlockMerge, RefusesADynamicSharedArrayThatDependsOnTheBlock) {
 }
 
 TEST(BlockMerge, RefusesABlockIndexTheKernelDoesNotRead) {
-  const Rewrite rewrite = source_engine().rewrite(fixture("reduce"), [] {
+  const Rewrite rewrite = source_engine().rewrite(test::engine_fixture("reduce.cu"), [] {
     SourceKnobs knobs;
     knobs.block_merge_y = 2;
     return knobs;
@@ -98,7 +96,7 @@ TEST(BlockMerge, RefusesABlockIndexTheKernelDoesNotRead) {
 }
 
 TEST(BlockMerge, VerdictNamesTheSharedArraysFilledOnce) {
-  const Analysis analysis = source_engine().analyse(fixture("matmul_tiled"));
+  const Analysis analysis = source_engine().analyse(test::engine_fixture("matmul_tiled.cu"));
   const KnobVerdict* x = analysis.find("block_merge_x");
   ASSERT_NE(x, nullptr);
   EXPECT_TRUE(x->applies) << x->reason;
@@ -112,14 +110,15 @@ TEST(BlockMerge, VerdictNamesTheSharedArraysFilledOnce) {
 TEST(BlockMerge, GivesEachSubBlockItsOwnCopyOfAnArrayReadInThePhaseItIsWritten) {
   // Each thread reads back what it wrote, without a barrier: were the array shared, sub-block 0
   // alone would fill it and the others would read it too early.
-  const Rewrite rewrite = source_engine().rewrite(unit_of(R"(__global__ void k(float* a, float c) {
+  const Rewrite rewrite = source_engine().rewrite(
+      test::engine_unit("kernel.cu", R"(__global__ void k(float* a, float c) {
   __shared__ float s[64];
   s[threadIdx.x] = c;
   a[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
   __syncthreads();
 }
 )"),
-                                                  merge_x(2));
+      merge_x(2));
   ASSERT_TRUE(rewrite.ok) << rewrite.message;
   EXPECT_NE(rewrite.source.find("__shared__ float s[2][64];"), std::string::npos) << rewrite.source;
   EXPECT_NE(rewrite.source.find("if (gputune_active) s[gputune_sub_x][(threadIdx.x % "

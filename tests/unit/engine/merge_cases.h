@@ -1,38 +1,12 @@
 #pragma once
-// The kernels of tests/fixtures/engine and the knob values the merge tests rewrite them with.
-#include <gtest/gtest.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+// The kernels of tests/fixtures/engine the merge tests rewrite, and the knob values they rewrite
+// them with.
 #include <string>
 #include <vector>
 
-#include "engine/engine.h"
-#include "test_paths.h"
+#include "support/engine_golden.h"
 
-namespace gputune::engine::test {
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-inline KernelUnit fixture(const std::string& name) {
-  KernelUnit unit;
-  unit.file_name = name + ".cu";
-  unit.text = read_text(std::filesystem::path(gputune::test::source_dir()) /
-                        "tests/fixtures/engine" / unit.file_name);
-  return unit;
-}
-
-inline KernelUnit unit_of(const std::string& text, const std::string& file_name = "kernel.cu") {
-  KernelUnit unit;
-  unit.file_name = file_name;
-  unit.text = text;
-  return unit;
-}
+namespace gputune::test {
 
 struct MergeKernel {
   std::string name;
@@ -49,17 +23,18 @@ inline const std::vector<MergeKernel>& merge_kernels() {
 
 struct Variant {
   std::string suffix;  // of the golden file: "tm_x2", "tm_y4c" (consecutive), "bm_x2"
-  SourceKnobs knobs;
+  engine::SourceKnobs knobs;
 };
 
 inline std::vector<Variant> thread_merge_variants(bool two_d) {
   std::vector<Variant> variants;
   for (const char axis : std::string(two_d ? "xy" : "x")) {
     for (const int n : {2, 4}) {
-      for (const MergeLayout layout : {MergeLayout::kStrided, MergeLayout::kConsecutive}) {
+      for (const engine::MergeLayout layout :
+           {engine::MergeLayout::kStrided, engine::MergeLayout::kConsecutive}) {
         Variant variant;
         variant.suffix = std::string("tm_") + axis + std::to_string(n) +
-                         (layout == MergeLayout::kConsecutive ? "c" : "");
+                         (layout == engine::MergeLayout::kConsecutive ? "c" : "");
         (axis == 'x' ? variant.knobs.thread_merge_x : variant.knobs.thread_merge_y) = n;
         variant.knobs.merge_layout = layout;
         variants.push_back(variant);
@@ -113,28 +88,15 @@ inline std::vector<Variant> combined_variants(bool two_d) {
   return variants;
 }
 
-// GPUTUNE_UPDATE_GOLDEN=1 rewrites the expectation (only when a change of output is meant).
-inline void expect_golden(const std::string& name, const std::string& actual) {
-  const std::filesystem::path path =
-      std::filesystem::path(gputune::test::source_dir()) / "tests/golden/engine" / name;
-  if (std::getenv("GPUTUNE_UPDATE_GOLDEN")) {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << actual;
-    return;
-  }
-  ASSERT_TRUE(std::filesystem::exists(path))
-      << path << " is missing; GPUTUNE_UPDATE_GOLDEN=1 writes it";
-  EXPECT_EQ(actual, read_text(path)) << "differs from " << path;
-}
-
 // The golden of a rewrite: the source, or the refusal.
 inline void expect_rewrite_golden(const std::string& kernel, const Variant& variant) {
-  const Rewrite rewrite = source_engine().rewrite(fixture(kernel), variant.knobs);
+  const engine::Rewrite rewrite =
+      engine::source_engine().rewrite(engine_fixture(kernel + ".cu"), variant.knobs);
   if (rewrite.ok) {
-    expect_golden(kernel + "." + variant.suffix + ".cu", rewrite.source);
+    expect_engine_golden(kernel + "." + variant.suffix + ".cu", rewrite.source);
   } else {
-    expect_golden(kernel + "." + variant.suffix + ".refused", rewrite.message + "\n");
+    expect_engine_golden(kernel + "." + variant.suffix + ".refused", rewrite.message + "\n");
   }
 }
 
-}  // namespace gputune::engine::test
+}  // namespace gputune::test

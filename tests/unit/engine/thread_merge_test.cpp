@@ -5,9 +5,6 @@
 namespace gputune::engine {
 namespace {
 
-using test::fixture;
-using test::unit_of;
-
 TEST(ThreadMerge, RewritesEachKernelAsTheGoldenSays) {
   for (const test::MergeKernel& kernel : test::merge_kernels()) {
     for (const test::Variant& variant : test::thread_merge_variants(kernel.two_d)) {
@@ -25,9 +22,10 @@ SourceKnobs merge_x(int n) {
 
 // The refusal of thread_merge_x=2, and the verdict that must say the same.
 std::string refusal_of(const std::string& text) {
-  const Rewrite rewrite = source_engine().rewrite(unit_of(text), merge_x(2));
+  const Rewrite rewrite = source_engine().rewrite(test::engine_unit("kernel.cu", text), merge_x(2));
   EXPECT_FALSE(rewrite.ok) << rewrite.source;
-  const Analysis analysis = source_engine().analyse(unit_of(text), {"thread_merge_x"});
+  const Analysis analysis =
+      source_engine().analyse(test::engine_unit("kernel.cu", text), {"thread_merge_x"});
   const KnobVerdict* verdict = analysis.find("thread_merge_x");
   EXPECT_TRUE(verdict && !verdict->applies && verdict->reason == rewrite.message)
       << (verdict ? verdict->reason : "no verdict");
@@ -65,7 +63,8 @@ TEST(ThreadMerge, RefusesABarrierInALoopLeftByADependentBreak) {
 }
 
 TEST(ThreadMerge, ReplicatesALoopLeftByADependentBreak) {
-  const Rewrite rewrite = source_engine().rewrite(unit_of(R"(__global__ void k(float* a, int n) {
+  const Rewrite rewrite =
+      source_engine().rewrite(test::engine_unit("kernel.cu", R"(__global__ void k(float* a, int n) {
   int t = threadIdx.x;
   for (int i = 0; i < n; ++i) {
     if (a[t * n + i] < 0.0f) break;
@@ -73,7 +72,7 @@ TEST(ThreadMerge, ReplicatesALoopLeftByADependentBreak) {
   }
 }
 )"),
-                                                  merge_x(2));
+                              merge_x(2));
   ASSERT_TRUE(rewrite.ok) << rewrite.message;
   EXPECT_EQ(rewrite.source, R"(__global__ void k(float* a, int n) {
   int t_gputune0 = threadIdx.x;
@@ -122,14 +121,14 @@ __global__ void k(float* data, int width) {
 }
 
 TEST(ThreadMerge, RewritesAVariablePassedToAMacro) {
-  const Rewrite rewrite =
-      source_engine().rewrite(unit_of(R"(#define AT(r, c) data[(r) * width + (c)]
+  const Rewrite rewrite = source_engine().rewrite(
+      test::engine_unit("kernel.cu", R"(#define AT(r, c) data[(r) * width + (c)]
 __global__ void k(float* data, int width) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   AT(0, col) = 1.0f;
 }
 )"),
-                              merge_x(2));
+      merge_x(2));
   ASSERT_TRUE(rewrite.ok) << rewrite.message;
   EXPECT_NE(rewrite.source.find("  AT(0, col_gputune0) = 1.0f;\n  AT(0, col_gputune1) = 1.0f;"),
             std::string::npos)
@@ -162,7 +161,7 @@ TEST(ThreadMerge, RefusesADependentReturnInsideALoop) {
 TEST(ThreadMerge, RefusesAnIndexTheKernelDoesNotRead) {
   SourceKnobs knobs;
   knobs.thread_merge_y = 2;
-  const Rewrite rewrite = source_engine().rewrite(fixture("vector_add"), knobs);
+  const Rewrite rewrite = source_engine().rewrite(test::engine_fixture("vector_add.cu"), knobs);
   EXPECT_FALSE(rewrite.ok);
   EXPECT_EQ(rewrite.message,
             "vector_add.cu:1:17: thread_merge_y: kernel 'vector_add' does not read threadIdx.y: "
@@ -171,7 +170,7 @@ TEST(ThreadMerge, RefusesAnIndexTheKernelDoesNotRead) {
 }
 
 TEST(ThreadMerge, VerdictNamesTheLoadsTheCopiesShare) {
-  const Analysis analysis = source_engine().analyse(fixture("matmul"));
+  const Analysis analysis = source_engine().analyse(test::engine_fixture("matmul.cu"));
   const KnobVerdict* y = analysis.find("thread_merge_y");
   ASSERT_NE(y, nullptr);
   EXPECT_TRUE(y->applies) << y->reason;
@@ -187,15 +186,15 @@ TEST(ThreadMerge, VerdictNamesTheLoadsTheCopiesShare) {
 }
 
 TEST(ThreadMerge, KeepsAnEffectPerCopyEvenWhereItIsIndependent) {
-  const Rewrite rewrite =
-      source_engine().rewrite(unit_of(R"(__global__ void k(int* count, float* a) {
+  const Rewrite rewrite = source_engine().rewrite(
+      test::engine_unit("kernel.cu", R"(__global__ void k(int* count, float* a) {
   a[threadIdx.x] = 1.0f;
   atomicAdd(count, 1);
   count[1] += 2;
   count[2] = 3;
 }
 )"),
-                              merge_x(2));
+      merge_x(2));
   ASSERT_TRUE(rewrite.ok) << rewrite.message;
   EXPECT_EQ(rewrite.source, R"(__global__ void k(int* count, float* a) {
   a[threadIdx.x] = 1.0f;
