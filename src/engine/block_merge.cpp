@@ -3,7 +3,6 @@
 // kernel receives the naive grid's extent as a trailing parameter. Shared arrays whose contents
 // depend on the block get one copy per sub-block; the others are filled once, by sub-block 0,
 // and serve all N (docs/engine.md).
-#include <clang/AST/Attr.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
 #include "engine/block_merge_walk.h"
@@ -43,6 +42,8 @@ Outcome merge(const ParsedKernel& kernel, const SourceKnobs& knobs) {
                                    "the kernel's parameter list is not written in the file")};
       }
       rewriter.InsertTextBefore(close, walk.parameters(function->getNumParams() > 0));
+      // The block grows N times: a bound on its threads grows with it, or the launch fails.
+      text.scale_launch_bounds(*function, '*', knobs.block_merge_x * knobs.block_merge_y, rewriter);
       outcome.stats.shared.insert(outcome.stats.shared.end(), walk.stats().shared.begin(),
                                   walk.stats().shared.end());
       outcome.stats.replicated.insert(outcome.stats.replicated.end(),

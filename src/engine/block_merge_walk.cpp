@@ -310,26 +310,6 @@ std::string BlockMergeWalk::prologue(const std::string& indent) const {
   return out + "if (" + outside + ") return;";
 }
 
-Dims BlockMergeWalk::replication(const clang::Stmt* node) const {
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
-    if (const clang::Expr* target = assigned_target(at)) {
-      const clang::VarDecl* root = storage_root(target);
-      const auto* op = llvm::dyn_cast<clang::BinaryOperator>(at);
-      const bool plain = op && op->getOpcode() == clang::BO_Assign;
-      if (!plain && (!root || !dep_->is_private(root))) return merged_;
-    }
-    if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
-      if (facts_.kind(call) == CallKind::kEffect) return merged_;
-    }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
-  return dep_->dims(node);
-}
-
 // Where a statement only fills shared arrays that the sub-blocks share along some merged
 // dimensions, the condition under which it runs: in the first sub-block along those.
 std::optional<std::string> BlockMergeWalk::fill_guard(const clang::Stmt* node) const {
@@ -414,7 +394,17 @@ std::string BlockMergeWalk::compound(const clang::CompoundStmt* node, bool top) 
   for (const clang::Stmt* child : node->body()) {
     const Span extent = text_.extent(child);
     out += text_.text({at, extent.begin});
-    out += statement(child, text_.indent_at(extent.begin));
+    const auto* branch = llvm::dyn_cast<clang::IfStmt>(child);
+    if (top && branch && !branch->getElse() && !branch->getInit() &&
+        llvm::isa<clang::ReturnStmt>(branch->getThen()) && dep_->dims(branch->getCond())) {
+      // Leaving the kernel after its last barrier: a sub-block outside the naive grid leaves too.
+      const Span cond = text_.span(branch->getCond()->getSourceRange());
+      out += text_.render({extent.begin, cond.begin}, {}) + "!" + active_ + " || (" +
+             text_.render_expr(branch->getCond(), Rules(*this)) + ")" +
+             text_.render({cond.end, extent.end}, text_.edits(branch->getThen(), Rules(*this)));
+    } else {
+      out += statement(child, text_.indent_at(extent.begin));
+    }
     at = extent.end;
   }
   return out + text_.text({at, whole.end});
@@ -462,7 +452,7 @@ std::string BlockMergeWalk::statement(const clang::Stmt* node, const std::string
     const std::string text = text_.render(node, Rules(*this));
     return "if (" + *guard + ") " + (llvm::isa<clang::IfStmt>(node) ? "{ " + text + " }" : text);
   }
-  const Dims dims = replication(node);
+  const Dims dims = dep_->replication(node);
   const bool control_statement = llvm::isa<clang::IfStmt, clang::SwitchStmt>(node) || is_loop(node);
   if (control_statement && !control &&
       (holds_fill(node) || (dims && writes_outer_independent(node)))) {

@@ -51,7 +51,6 @@ class BlockMergeWalk {
   void refuse(const clang::Stmt* at, const std::string& what) const;
   std::string prologue(const std::string& indent) const;
   std::string index(Dims dims) const;
-  Dims replication(const clang::Stmt* node) const;
   std::optional<std::string> fill_guard(const clang::Stmt* node) const;
   bool holds_fill(const clang::Stmt* node) const;
   bool writes_outer_independent(const clang::Stmt* node) const;

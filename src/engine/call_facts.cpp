@@ -19,6 +19,15 @@ bool in_prelude(const ParsedKernel& kernel, const clang::Decl* decl) {
          std::string(presumed.getFilename()).find(cuda_prelude_name()) != std::string::npos;
 }
 
+// A volatile object, or a pointer or reference to one.
+bool volatile_access(const clang::Expr* expr) {
+  const clang::QualType type = expr->getType();
+  if (type.isNull()) return false;
+  if (type.isVolatileQualified()) return true;
+  const clang::QualType pointee = type->getPointeeType();
+  return !pointee.isNull() && pointee.isVolatileQualified();
+}
+
 bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 // What a function of the prelude does, by its name.
@@ -100,6 +109,15 @@ class BodyScan : public clang::RecursiveASTVisitor<BodyScan> {
       unsupported.push_back({statement, "try"});
     } else if (llvm::isa<clang::LambdaExpr>(statement)) {
       unsupported.push_back({statement, "a lambda"});
+    } else if (const auto* expr = llvm::dyn_cast<clang::Expr>(statement)) {
+      // A template's pattern leaves such expressions without the casts that say what is read
+      // from memory and what is a variable's own value.
+      if (expr->isTypeDependent()) {
+        unsupported.push_back(
+            {statement, "an expression whose type depends on a template parameter"});
+      } else if (volatile_access(expr)) {
+        unsupported.push_back({statement, "volatile memory (warp-synchronous code)"});
+      }
     }
     return true;
   }

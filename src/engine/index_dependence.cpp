@@ -310,6 +310,17 @@ bool IndexDependence::pure(const clang::Stmt* node, const clang::Stmt* top,
   if (const auto* expr = llvm::dyn_cast<clang::Expr>(node); expr && skip(expr)) return true;
   if (node != top && assigned_target(node)) return false;
   if (const clang::Expr* read = read_glvalue(node); read && in_memory(read)) return false;
+  // An integer division by a value that depends on the merged index may be by zero in a copy
+  // the naive kernel would not run, which is undefined; a divisor the copies share is the one
+  // the running copies divide by too.
+  if (const auto* op = llvm::dyn_cast<clang::BinaryOperator>(node)) {
+    const clang::BinaryOperatorKind kind = op->getOpcode();
+    if ((kind == clang::BO_Div || kind == clang::BO_Rem || kind == clang::BO_DivAssign ||
+         kind == clang::BO_RemAssign) &&
+        op->getType()->isIntegerType() && dims(op->getRHS())) {
+      return false;
+    }
+  }
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(node)) {
     if (facts_.kind(call) != CallKind::kPure) return false;
   }
@@ -360,6 +371,28 @@ Dims IndexDependence::dims(const clang::Stmt* node) const {
   const Dims dims = compute(node);
   memo_[node] = dims;
   return dims;
+}
+
+Dims IndexDependence::replication(const clang::Stmt* node) const {
+  std::vector<const clang::Stmt*> pending{node};
+  while (!pending.empty()) {
+    const clang::Stmt* at = pending.back();
+    pending.pop_back();
+    if (!at) continue;
+    if (const clang::Expr* target = assigned_target(at)) {
+      const clang::VarDecl* root = storage_root(target);
+      const auto* op = llvm::dyn_cast<clang::BinaryOperator>(at);
+      const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(at);
+      const bool plain = (op && op->getOpcode() == clang::BO_Assign) ||
+                         (call && call->getOperator() == clang::OO_Equal);
+      if (!plain && (!root || !is_private(root))) return source_.merged;
+    }
+    if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
+      if (facts_.kind(call) == CallKind::kEffect) return source_.merged;
+    }
+    for (const clang::Stmt* child : at->children()) pending.push_back(child);
+  }
+  return dims(node);
 }
 
 Dims IndexDependence::control(const clang::Stmt* statement) const {

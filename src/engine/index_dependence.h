@@ -37,6 +37,10 @@ class IndexDependence {
   // call with effects (each copy's atomicAdd returns its own value).
   Dims dims(const clang::Stmt* node) const;
   Dims dims(const clang::VarDecl* variable) const;
+  // The dimensions a statement must run once per copy of: its own, or all of them where it acts
+  // on memory each time it runs (`a[i] += v`, atomics) even if nothing in it depends on the
+  // index.
+  Dims replication(const clang::Stmt* node) const;
   // The dimensions on which whether and how often a statement's parts run depends: an if's or
   // switch's condition; a loop's condition and its breaks, continues and returns under
   // dependent conditions.
@@ -49,7 +53,8 @@ class IndexDependence {
   // Whether a node reads memory, or calls anything but a pure function.
   bool reads_memory(const clang::Stmt* node) const;
   // Whether a node computes from variables alone, with no effect but the assignment `top`
-  // (may be nullptr); `skip` says which expressions not to look into.
+  // (may be nullptr) and no integer division by a value that depends on the merged index;
+  // `skip` says which expressions not to look into.
   bool pure(const clang::Stmt* node, const clang::Stmt* top,
             const std::function<bool(const clang::Expr*)>& skip) const;
   Dims merged() const { return source_.merged; }

@@ -1,7 +1,9 @@
 #include "engine/merge_text.h"
 
+#include <clang/AST/Attr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -130,22 +132,20 @@ Span KernelText::extent(const clang::Stmt* statement) const {
 
 Span KernelText::replaceable(clang::SourceRange range) const {
   const clang::SourceManager& sources = kernel_.sources();
-  clang::SourceLocation begin = range.getBegin(), end = range.getEnd();
-  if (begin.isMacroID() || end.isMacroID()) {
-    if (!sources.isMacroArgExpansion(begin) || !sources.isMacroArgExpansion(end)) {
-      const clang::SourceLocation inside = begin.isMacroID() ? begin : end;
-      const std::string macro =
-          clang::Lexer::getImmediateMacroName(inside, sources, kernel_.language()).str();
-      throw MergeRefusal{
-          refusal(kernel_.place(inside), knob_,
-                  "the code to rewrite lies inside the body of macro '" + macro +
-                      "'; expand the macro in the kernel, or pass the value as its argument")};
-    }
-    begin = sources.getSpellingLoc(begin);
-    end = sources.getSpellingLoc(end);
-  }
+  // Through the arguments of macro invocations to where they are written, and through whole
+  // invocations (`THREADS`, `AT(i)`) that the range begins or ends with.
   const clang::CharSourceRange chars = clang::Lexer::makeFileCharRange(
-      clang::CharSourceRange::getTokenRange(begin, end), sources, kernel_.language());
+      clang::CharSourceRange::getTokenRange(range), sources, kernel_.language());
+  if (chars.isInvalid() && (range.getBegin().isMacroID() || range.getEnd().isMacroID())) {
+    const clang::SourceLocation inside =
+        range.getBegin().isMacroID() ? range.getBegin() : range.getEnd();
+    const std::string macro =
+        clang::Lexer::getImmediateMacroName(inside, sources, kernel_.language()).str();
+    throw MergeRefusal{
+        refusal(kernel_.place(inside), knob_,
+                "the code to rewrite lies inside the body of macro '" + macro +
+                    "'; expand the macro in the kernel, or pass the value as its argument")};
+  }
   if (chars.isInvalid() || !sources.isWrittenInMainFile(chars.getBegin())) {
     throw MergeRefusal{refusal(kernel_.place(range.getBegin()), knob_,
                                "the code to rewrite does not lie in the kernel file itself")};
@@ -217,6 +217,16 @@ std::string KernelText::fresh(const std::string& base) {
   while (names_.count(name)) name += "_";
   names_.insert(name);
   return name;
+}
+
+void KernelText::scale_launch_bounds(const clang::FunctionDecl& function, char op, int factor,
+                                     clang::Rewriter& rewriter) const {
+  const auto* bounds = function.getAttr<clang::CUDALaunchBoundsAttr>();
+  if (!bounds || factor == 1) return;
+  const Span at = replaceable(bounds->getMaxThreads()->getSourceRange());
+  const clang::SourceLocation start = kernel_.sources().getLocForStartOfFile(kernel_.main_file());
+  rewriter.ReplaceText(start.getLocWithOffset(at.begin), at.end - at.begin,
+                       "(" + text(at) + ") " + op + " " + std::to_string(factor));
 }
 
 }  // namespace gputune::engine

@@ -13,6 +13,10 @@
 
 #include "engine/parsed_kernel.h"
 
+namespace clang {
+class Rewriter;
+}
+
 namespace gputune::engine {
 
 template <typename T>
@@ -67,8 +71,9 @@ class KernelText {
   Span span(clang::SourceRange range) const;
   // A statement's text with the semicolon that ends it (`x = 1;`, `if (c) x = 1;`).
   Span extent(const clang::Stmt* statement) const;
-  // Where the text to replace for a node is written: in the file itself, or in the argument of
-  // a macro invocation. Inside a macro's own body the merge refuses, naming the macro.
+  // Where the text to replace for a node is written: in the file itself, in the argument of a
+  // macro invocation, or as whole invocations of macros. Inside a macro's own body the merge
+  // refuses, naming the macro.
   Span replaceable(clang::SourceRange range) const;
   // The whitespace that starts the line holding `offset`.
   std::string indent_at(unsigned offset) const;
@@ -98,6 +103,11 @@ class KernelText {
   std::optional<std::string> zero(clang::QualType type) const;
   // A name no identifier of the file has and none handed out before.
   std::string fresh(const std::string& base);
+  // Keeps an existing `__launch_bounds__` of `function` true of its block where a merge
+  // multiplies the block's threads by `factor` (`(256) * 4`) or divides them by its inverse
+  // (`(256) / 4`); nothing where the kernel has none.
+  void scale_launch_bounds(const clang::FunctionDecl& function, char op, int factor,
+                           clang::Rewriter& rewriter) const;
 
  private:
   const ParsedKernel& kernel_;

@@ -1,5 +1,6 @@
 #include "engine/merge_walk.h"
 
+#include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
 
 namespace gputune::engine {
@@ -24,14 +25,6 @@ bool is_early_return(const clang::Stmt* node) {
   }
   const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(last);
   return ret && !ret->getRetValue();
-}
-
-bool plain_assignment(const clang::Stmt* node) {
-  if (const auto* op = llvm::dyn_cast<clang::BinaryOperator>(node)) {
-    return op->getOpcode() == clang::BO_Assign;
-  }
-  const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(node);
-  return op && op->getOperator() == clang::OO_Equal;
 }
 
 }  // namespace
@@ -120,26 +113,6 @@ std::string ThreadMergeWalk::guard(Layer& layer, Dims dims, int copy) {
 }
 
 std::string ThreadMergeWalk::any(const Layer& layer) const { return join(layer.preds, " || "); }
-
-Dims ThreadMergeWalk::replication(const clang::Stmt* node) const {
-  // A statement that acts on memory each time it runs (`a[i] += v`, atomics) runs once per
-  // copy even where nothing in it depends on the index.
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
-    if (const clang::Expr* target = assigned_target(at)) {
-      const clang::VarDecl* root = storage_root(target);
-      if (!plain_assignment(at) && (!root || !dep_.is_private(root))) return dep_.merged();
-    }
-    if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
-      if (facts_.kind(call) == CallKind::kEffect) return dep_.merged();
-    }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
-  return dep_.dims(node);
-}
 
 void ThreadMergeWalk::refuse(const clang::Stmt* at, const std::string& what) const {
   throw MergeRefusal{refusal(text_.kernel().place(at), text_.knob(), what)};
@@ -325,8 +298,8 @@ std::string ThreadMergeWalk::statement(const clang::Stmt* node, Layer& layer,
     return out;
   }
   if (is_loop(node) || llvm::isa<clang::SwitchStmt>(node)) {
-    if (control || (llvm::isa<clang::SwitchStmt>(node) && replication(node))) {
-      return replicate(node, replication(node) | control, layer, indent);
+    if (control || (llvm::isa<clang::SwitchStmt>(node) && dep_.replication(node))) {
+      return replicate(node, dep_.replication(node) | control, layer, indent);
     }
     const clang::Stmt* body = nullptr;
     std::vector<const clang::Stmt*> parts;
@@ -372,7 +345,7 @@ std::string ThreadMergeWalk::statement(const clang::Stmt* node, Layer& layer,
 
 std::string ThreadMergeWalk::dependent_if(const clang::IfStmt* branch, Layer& layer,
                                           const std::string& indent) {
-  const Dims dims = replication(branch) | dep_.control(branch);
+  const Dims dims = dep_.replication(branch) | dep_.control(branch);
   if (contains<clang::ReturnStmt>(branch)) {
     refuse(branch, "a return under a condition that depends on " +
                        dims_text("threadIdx", dep_.control(branch)) +
@@ -419,6 +392,21 @@ std::string ThreadMergeWalk::replicate(const clang::Stmt* node, Dims dims, Layer
                                            dims_text("threadIdx", dims) + " (line " +
                                            std::to_string(text_.kernel().place(node).line) +
                                            "): not every thread of the block would reach it");
+  }
+  std::vector<const clang::Stmt*> pending{node};
+  while (!pending.empty()) {
+    const clang::Stmt* at = pending.back();
+    pending.pop_back();
+    if (!at) continue;
+    if (const auto* decls = llvm::dyn_cast<clang::DeclStmt>(at)) {
+      for (const clang::Decl* decl : decls->decls()) {
+        if (decl->hasAttr<clang::CUDASharedAttr>()) {
+          refuse(at, "a __shared__ declaration inside a statement that depends on " +
+                         dims_text("threadIdx", dims) + "; declare it at the kernel's top level");
+        }
+      }
+    }
+    for (const clang::Stmt* child : at->children()) pending.push_back(child);
   }
   ++stats_.replicated;
   std::string out;

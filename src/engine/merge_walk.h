@@ -93,7 +93,6 @@ class ThreadMergeWalk {
   std::string virtual_thread(char component, int k) const;
   std::string guard(Layer& layer, Dims dims, int copy);
   std::string any(const Layer& layer) const;
-  Dims replication(const clang::Stmt* statement) const;
   void refuse(const clang::Stmt* at, const std::string& what) const;
 
   std::string statement(const clang::Stmt* node, Layer& layer, const std::string& indent);

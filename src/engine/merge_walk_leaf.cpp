@@ -131,7 +131,7 @@ std::string ThreadMergeWalk::zero(const clang::Stmt* at, clang::QualType type) c
 
 std::string ThreadMergeWalk::leaf(const clang::Stmt* node, Layer& layer,
                                   const std::string& indent) {
-  const Dims dims = replication(node);
+  const Dims dims = dep_.replication(node);
   if (!dims) return text_.render(node, CopyRules(*this, 0, 0));
   const clang::Expr* root = hoist_root(node);
   const std::string hoisted =

@@ -47,6 +47,9 @@ Outcome merge(const ParsedKernel& kernel, const SourceKnobs& knobs) {
       ThreadMergeWalk walk(text, facts, dependence, factors,
                            knobs.merge_layout == MergeLayout::kConsecutive);
       rewriter.ReplaceText(kernel.file_range(body->getSourceRange()), walk.body(body));
+      // The block shrinks N times: a bound on its threads left as it was would hold each merged
+      // thread to the registers of N threads.
+      text.scale_launch_bounds(*function, '/', factors.x * factors.y, rewriter);
       const ThreadMergeStats& stats = walk.stats();
       outcome.stats.replicated += stats.replicated;
       outcome.stats.predicated += stats.predicated;

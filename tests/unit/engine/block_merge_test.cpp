@@ -127,5 +127,56 @@ TEST(BlockMerge, GivesEachSubBlockItsOwnCopyOfAnArrayReadInThePhaseItIsWritten) 
       << rewrite.source;
 }
 
+TEST(BlockMerge, ScalesTheKernelsBoundOnItsThreads) {
+  const Rewrite rewrite = source_engine().rewrite(
+      test::engine_unit("kernel.cu", R"(__global__ void __launch_bounds__(256, 2) k(float* a) {
+  a[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f;
+}
+)"),
+      merge_x(4));
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_EQ(rewrite.source.substr(0, rewrite.source.find('\n')),
+            "__global__ void __launch_bounds__((256) * 4, 2) k(float* a, unsigned int "
+            "gputune_grid_x) {");
+}
+
+TEST(BlockMerge, ScalesABoundWrittenWithTheSpecsMacro) {
+  KernelUnit unit =
+      test::engine_unit("kernel.cu", R"(__global__ void __launch_bounds__(THREADS) k(float* a) {
+  a[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f;
+}
+)");
+  unit.defines = {{"THREADS", "128"}};
+  const Rewrite rewrite = source_engine().rewrite(unit, merge_x(2));
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_EQ(rewrite.source.substr(0, rewrite.source.find('\n')),
+            "__global__ void __launch_bounds__((THREADS) * 2) k(float* a, unsigned int "
+            "gputune_grid_x) {");
+  EXPECT_EQ(test::nvrtc_errors(unit, rewrite.source, {"k"}), "");
+}
+
+TEST(BlockMerge, LeavesAfterTheLastBarrierOutsideTheNaiveGrid) {
+  // The early return stays one that thread merge recognises on the merged kernel.
+  const std::string text = R"(__global__ void k(const float* in, float* out, int n) {
+  __shared__ float s[128];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  if (i >= n) return;
+  out[i] = s[threadIdx.x] + s[(threadIdx.x + 1) % blockDim.x];
+}
+)";
+  SourceKnobs knobs = merge_x(2);
+  const Rewrite block = source_engine().rewrite(test::engine_unit("kernel.cu", text), knobs);
+  ASSERT_TRUE(block.ok) << block.message;
+  EXPECT_NE(block.source.find("  if (!gputune_active || (i >= n)) return;\n"), std::string::npos)
+      << block.source;
+  knobs.thread_merge_x = 2;
+  const Rewrite both = source_engine().rewrite(test::engine_unit("kernel.cu", text), knobs);
+  ASSERT_TRUE(both.ok) << both.message;
+  EXPECT_EQ(test::nvrtc_errors(test::engine_unit("kernel.cu", text), both.source, {"k"}), "")
+      << both.source;
+}
+
 }  // namespace
 }  // namespace gputune::engine

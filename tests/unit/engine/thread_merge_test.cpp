@@ -208,5 +208,124 @@ TEST(ThreadMerge, KeepsAnEffectPerCopyEvenWhereItIsIndependent) {
 )");
 }
 
+TEST(ThreadMerge, RefusesWarpSynchronousVolatileMemory) {
+  EXPECT_EQ(refusal_of(R"(__global__ void k(float* a) {
+  __shared__ float s[64];
+  s[threadIdx.x] = a[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    volatile float* v = s;
+    v[threadIdx.x] += v[threadIdx.x + 32];
+  }
+  a[threadIdx.x] = s[threadIdx.x];
+}
+)"),
+            "kernel.cu:6:25: thread_merge_x: the engine does not merge kernels with volatile "
+            "memory (warp-synchronous code) (`s`)");
+}
+
+TEST(ThreadMerge, RefusesASharedArrayDeclaredUnderADependentCondition) {
+  EXPECT_EQ(refusal_of(R"(__global__ void k(float* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    __shared__ float s[64];
+    s[threadIdx.x] = a[i];
+    a[i] = s[threadIdx.x] * 2.0f;
+  }
+}
+)"),
+            "kernel.cu:4:5: thread_merge_x: a __shared__ declaration inside a statement that "
+            "depends on threadIdx.x; declare it at the kernel's top level (`__shared__ float "
+            "s[64];`)");
+}
+
+// A copy the naive kernel would not run divides by zero where the divisor depends on the index
+// (here for i == n): its initialiser runs under the copy's predicate. A divisor the copies
+// share needs none.
+TEST(ThreadMerge, GuardsAnIntegerDivisionByAValueOfTheIndex) {
+  const Rewrite rewrite =
+      source_engine().rewrite(test::engine_unit("kernel.cu", R"(__global__ void k(int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int q = n / (n - i);
+  int r = i / n;
+  out[i] = q + r;
+}
+)"),
+                              merge_x(2));
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_EQ(rewrite.source, R"(__global__ void k(int* out, int n) {
+  int i_gputune0 = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+  int i_gputune1 = blockIdx.x * (blockDim.x * 2) + (threadIdx.x + blockDim.x);
+  bool gputune_p0 = i_gputune0 >= n;
+  bool gputune_p1 = i_gputune1 >= n;
+  if (!gputune_p0 || !gputune_p1) {
+  int q_gputune0 = !gputune_p0 ? (n / (n - i_gputune0)) : (int)0;
+  int q_gputune1 = !gputune_p1 ? (n / (n - i_gputune1)) : (int)0;
+  int r_gputune0 = i_gputune0 / n;
+  int r_gputune1 = i_gputune1 / n;
+  if (!gputune_p0) out[i_gputune0] = q_gputune0 + r_gputune0;
+  if (!gputune_p1) out[i_gputune1] = q_gputune1 + r_gputune1;
+  }
+}
+)");
+}
+
+// In a template's pattern the AST does not say which expressions read memory: the merge refuses
+// what it cannot analyse. A parameter of a value (`int N`) leaves the types known.
+TEST(ThreadMerge, RefusesExpressionsOfATemplateParametersType) {
+  EXPECT_EQ(refusal_of(R"(template <typename T>
+__global__ void k(const T* a, T* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  T v = a[i];
+  out[i] = v + v;
+}
+)"),
+            "kernel.cu:5:9: thread_merge_x: the engine does not merge kernels with an expression "
+            "whose type depends on a template parameter (`a[i]`)");
+  const std::string text = R"(template <int N>
+__global__ void k(const float* a, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = a[i];
+  out[i] = v * N;
+}
+template __global__ void k<3>(const float*, float*, int);
+)";
+  const Rewrite rewrite = source_engine().rewrite(test::engine_unit("kernel.cu", text), merge_x(2));
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_NE(rewrite.source.find("float v_gputune0 = !gputune_p0 ? (a[i_gputune0]) : (float)0;"),
+            std::string::npos)
+      << rewrite.source;
+  EXPECT_EQ(test::nvrtc_errors(test::engine_unit("kernel.cu", text), rewrite.source, {"k<3>"}), "");
+}
+
+TEST(ThreadMerge, ShrinksTheKernelsBoundOnItsThreads) {
+  const std::string text = R"(__global__ void __launch_bounds__(256, 2) k(float* a) {
+  a[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f;
+}
+)";
+  const Rewrite rewrite = source_engine().rewrite(test::engine_unit("kernel.cu", text), merge_x(4));
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_EQ(rewrite.source.substr(0, rewrite.source.find('\n')),
+            "__global__ void __launch_bounds__((256) / 4, 2) k(float* a) {");
+  EXPECT_EQ(test::nvrtc_errors(test::engine_unit("kernel.cu", text), rewrite.source, {"k"}), "");
+}
+
+// A macro that is the whole of what a copy rewrites stands for it in the copy.
+TEST(ThreadMerge, RewritesAWholeMacroThatIsTheIndex) {
+  const std::string text = R"(#define TX threadIdx.x
+__global__ void k(float* a) { a[blockIdx.x * blockDim.x + TX] = 1.0f; }
+)";
+  const Rewrite rewrite = source_engine().rewrite(test::engine_unit("kernel.cu", text), merge_x(2));
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_EQ(rewrite.source, R"(#define TX threadIdx.x
+__global__ void k(float* a) { a[blockIdx.x * (blockDim.x * 2) + threadIdx.x] = 1.0f;
+a[blockIdx.x * (blockDim.x * 2) + (threadIdx.x + blockDim.x)] = 1.0f; }
+)");
+  EXPECT_EQ(test::nvrtc_errors(test::engine_unit("kernel.cu", text), rewrite.source, {"k"}), "");
+}
+
 }  // namespace
 }  // namespace gputune::engine
