@@ -139,15 +139,16 @@ std::vector<ShippedSpec> shipped_spec_list();
 // With a spec: only the workloads of that spec (and kernel source) at its problem values.
 std::vector<WorkloadInfo> stored_workloads(const std::string& db,
                                            const std::optional<Spec>& spec = std::nullopt);
-struct StoredResults {
+// One stored workload: its summary, its results as `gputune show` reports them, every attempt.
+struct StoredWorkload {
   WorkloadInfo summary;
   double copy_bandwidth_gbs = 0;
   ResultReport report;  // with the spec's metrics when the spec is given
   std::vector<AttemptInfo> history;
   std::optional<ProblemInfo> problem;
 };
-StoredResults load_stored(const std::string& db, int64_t workload,
-                          const std::optional<Spec>& spec = std::nullopt);
+StoredWorkload load_stored(const std::string& db, int64_t workload,
+                           const std::optional<Spec>& spec = std::nullopt);
 // Writes recordings; returns each file written with its workload. `workload`: only that one.
 std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(
     const std::string& db, const std::string& folder, std::optional<int64_t> workload = {},

@@ -5,7 +5,7 @@
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
-#include "cli/progress.h"
+#include "cli/progress_printer.h"
 #include "gputune/error.h"
 #include "gputune/results.h"
 #include "gputune/session.h"

@@ -58,4 +58,16 @@ std::vector<std::string> gpus_shared_by_ranks(const std::vector<RankHello>& hell
   return lines;
 }
 
+void put_worker_stats(wire::Writer& w, const WorkerStats& stats) {
+  w.i64(stats.restarts).i64(stats.timeouts).i64(stats.crashes);
+}
+
+WorkerStats get_worker_stats(wire::Reader& r) {
+  WorkerStats stats;
+  stats.restarts = r.i64();
+  stats.timeouts = r.i64();
+  stats.crashes = r.i64();
+  return stats;
+}
+
 }  // namespace gputune

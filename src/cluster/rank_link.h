@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/wire.h"
 #include "gputune/device.h"
+#include "run/async_runner.h"
 
 namespace gputune {
 
@@ -14,7 +16,7 @@ enum RankFrame : uint32_t {
   kRankSetReference,  // 0 -> rank: compile and run the baseline
   kRankReference,     // rank -> 0: the baseline's measurement
   kRankMeasure,       // 0 -> rank: ticket, config index, race limit
-  kRankMeasured,      // rank -> 0: ticket, measurement
+  kRankMeasured,      // rank -> 0: ticket, measurement, the rank's WorkerStats so far
   kRankBandwidth,     // 0 -> rank: measure the copy bandwidth
   kRankBandwidthIs,   // rank -> 0: GB/s
   kRankFailed,        // rank -> 0: an error message; the rank stops
@@ -34,6 +36,9 @@ struct RankHello {
 
 std::string hello_payload(const RankHello& hello);
 RankHello read_hello(const std::string& payload);
+
+void put_worker_stats(wire::Writer& w, const WorkerStats& stats);
+WorkerStats get_worker_stats(wire::Reader& r);
 
 // One line for each GPU that more than one rank measures on, naming the ranks and the host:
 // their timings would disturb each other.

@@ -30,14 +30,17 @@ class RankServer {
   RankServer(int fd, const Problem& problem, CompileService& compiles, AsyncRunner& gpu)
       : fd_(fd), problem_(problem), compiles_(compiles), gpu_(gpu), arch_(gpu.device().arch()) {}
 
-  int run(int rank, size_t slots, std::vector<std::string> gpu_uuids) {
+  int run(int rank) {
+    const size_t slots = gpu_.devices().size();
     RankHello hello;
     hello.rank = rank;
     hello.host = host_name();
     hello.device = gpu_.device();
     hello.slots = static_cast<uint32_t>(std::max<size_t>(slots, 1));
     hello.depth = static_cast<uint32_t>(pipeline_depth(0, 1, true, compiles_.parallelism(), slots));
-    hello.gpus = std::move(gpu_uuids);
+    if (gpu_.times_gpus()) {
+      for (const DeviceInfo& device : gpu_.devices()) hello.gpus.push_back(device.uuid);
+    }
     if (!ipc::write_frame(fd_, kRankHello, hello_payload(hello))) return 1;
     for (;;) {
       const bool working = !compiling_.empty() || !ready_.empty() || gpu_.busy() > 0;
@@ -140,6 +143,7 @@ class RankServer {
     wire::Writer w;
     w.u64(ticket);
     wire::put(w, m);
+    put_worker_stats(w, gpu_.stats());
     return ipc::write_frame(fd_, kRankMeasured, w.take());
   }
 
@@ -155,9 +159,9 @@ class RankServer {
 
 }  // namespace
 
-int serve_rank(int fd, int rank, const Problem& problem, CompileService& compiles, AsyncRunner& gpu,
-               size_t slots, std::vector<std::string> gpu_uuids) {
-  return RankServer(fd, problem, compiles, gpu).run(rank, slots, std::move(gpu_uuids));
+int serve_rank(int fd, int rank, const Problem& problem, CompileService& compiles,
+               AsyncRunner& gpu) {
+  return RankServer(fd, problem, compiles, gpu).run(rank);
 }
 
 }  // namespace gputune

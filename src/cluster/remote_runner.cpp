@@ -156,6 +156,34 @@ double RemoteRunner::measure_copy_bandwidth() {
   throw Error(ErrorCode::kInternal, "--mpi: every rank went away");
 }
 
+std::vector<DeviceInfo> RemoteRunner::devices() const {
+  std::vector<DeviceInfo> out;
+  for (const Peer& peer : peers_) {
+    const RankHello& hello = peer.link.hello;
+    for (uint32_t slot = 0; slot < std::max<uint32_t>(hello.slots, 1); ++slot) {
+      DeviceInfo device = hello.device;
+      if (slot < hello.gpus.size()) device.uuid = hello.gpus[slot];
+      out.push_back(std::move(device));
+    }
+  }
+  return out;
+}
+
+bool RemoteRunner::times_gpus() const {
+  return std::any_of(peers_.begin(), peers_.end(),
+                     [](const Peer& peer) { return !peer.link.hello.gpus.empty(); });
+}
+
+WorkerStats RemoteRunner::stats() const {
+  WorkerStats sum;
+  for (const Peer& peer : peers_) {
+    sum.restarts += peer.stats.restarts;
+    sum.timeouts += peer.stats.timeouts;
+    sum.crashes += peer.stats.crashes;
+  }
+  return sum;
+}
+
 size_t RemoteRunner::idle() const {
   size_t free = 0;
   for (const Peer& peer : peers_) {
@@ -222,6 +250,7 @@ std::vector<std::pair<uint64_t, Measurement>> RemoteRunner::poll(int timeout_ms)
     const uint64_t ticket = r.u64();
     Measurement m;
     wire::get(r, &m);
+    peers_[i].stats = get_worker_stats(r);
     auto it = owner_.find(ticket);
     if (it == owner_.end()) continue;
     --peers_[i].in_flight;

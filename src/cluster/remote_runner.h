@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cluster/rank_link.h"
-#include "process/process_runner.h"
+#include "run/async_runner.h"
 
 namespace gputune {
 
@@ -43,6 +43,10 @@ class RemoteRunner : public AsyncRunner {
   size_t busy() const override { return owner_.size(); }
   uint64_t submit(Candidate candidate) override;
   std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) override;
+  // Every rank's GPUs, lost ranks' included (a replay rank stands for one).
+  std::vector<DeviceInfo> devices() const override;
+  bool times_gpus() const override;    // where a rank's GPUs do
+  WorkerStats stats() const override;  // summed over the ranks, as they last reported
 
   std::vector<RankPeer> release();  // the ranks still alive, for the next device model's search
   int lost_ranks() const { return lost_; }
@@ -52,6 +56,7 @@ class RemoteRunner : public AsyncRunner {
     RankPeer link;
     bool alive = true;
     size_t in_flight = 0;
+    WorkerStats stats;  // as its last measurement reported them
   };
   struct Pending {
     size_t peer;

@@ -13,6 +13,8 @@
 
 #include "gputune/error.h"
 #include "process/gpu_list.h"
+#include "process/gpu_worker.h"
+#include "process/gpu_worker_wire.h"
 #include "process/host_check_judge.h"
 #include "process/ipc.h"
 
@@ -21,24 +23,7 @@ namespace gputune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Frame types between the driver and a GPU worker.
-enum : uint32_t {
-  kHello = 1,      // worker: its DeviceInfo, once the runner is up
-  kFatal = 2,      // worker: an Error; it exits
-  kReference = 3,  // driver: a candidate to set as the reference
-  kRun = 4,        // driver: a candidate to measure
-  kResult = 5,     // worker: a Measurement
-  kBandwidth = 6,  // driver: measure the copy bandwidth
-  kBandwidthResult = 7,
-  kPhase = 8,     // worker: the SearchPhase it enters
-  kOutput = 9,    // worker, before a kResult: a piece of a checked run's output (host check)
-  kProfile = 10,  // driver: a candidate and the metrics to collect of it
-  kProfileResult = 11,
-};
-
-// An output larger than a frame goes in pieces.
-constexpr size_t kOutputPieceBytes = size_t{256} << 20;
+using namespace gpu_wire;
 
 // Launches a variant may get beyond the timing budget: the checked run, warm-up, the fewest
 // samples, and slack.
@@ -46,196 +31,6 @@ constexpr double kLaunchesBeyondBudget = 8;
 
 // Jobs sent to a worker at once: the one it runs and the next, whose module it loads meanwhile.
 constexpr size_t kJobsPerWorker = 2;
-
-void put_candidate(wire::Writer& w, const Candidate& c) {
-  wire::put(w, c.variant);
-  wire::put(w, c.kernel);
-  w.f64(c.race.cut_above_ms);
-  w.i64(c.race.min_samples);
-}
-
-int send_fatal(int fd, const Error& e) {
-  wire::Writer w;
-  wire::put(w, e);
-  ipc::write_frame(fd, kFatal, w.data());
-  return 1;
-}
-
-// Each output as kOutput frames: [u64 output][u64 its size][u64 offset][bytes].
-bool send_outputs(int fd, const std::vector<std::vector<unsigned char>>& outputs) {
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::vector<unsigned char>& output = outputs[i];
-    size_t offset = 0;
-    do {
-      const size_t piece = std::min(kOutputPieceBytes, output.size() - offset);
-      wire::Writer w;
-      w.u64(i).u64(output.size()).u64(offset);
-      std::string payload = w.take();
-      payload.append(reinterpret_cast<const char*>(output.data()) + offset, piece);
-      if (!ipc::write_frame(fd, kOutput, payload)) return false;
-      offset += piece;
-    } while (offset < output.size());
-  }
-  return true;
-}
-
-// Adds a kOutput frame's piece to `outputs`.
-void receive_output(const std::string& payload, std::vector<std::vector<unsigned char>>* outputs) {
-  wire::Reader reader(payload);
-  const uint64_t index = reader.u64(), size = reader.u64(), offset = reader.u64();
-  constexpr size_t kHeader = 3 * sizeof(uint64_t);
-  const size_t piece = payload.size() - kHeader;
-  if (index > outputs->size() || offset + piece > size) {
-    throw Error(ErrorCode::kInternal, "a GPU worker sent a broken output frame");
-  }
-  if (index == outputs->size()) outputs->emplace_back(size);
-  std::vector<unsigned char>& output = (*outputs)[index];
-  if (output.size() != size)
-    throw Error(ErrorCode::kInternal, "a GPU worker's output changed size");
-  std::copy(payload.begin() + kHeader, payload.end(), output.begin() + offset);
-}
-
-bool send_phase(int fd, SearchPhase phase) {
-  wire::Writer w;
-  w.i64(static_cast<int64_t>(phase));
-  return ipc::write_frame(fd, kPhase, w.data());
-}
-
-// A frame as the worker reads it, with the candidate of a kRun, kReference or kProfile decoded.
-struct Frame {
-  uint32_t type = 0;
-  Candidate candidate;
-  std::vector<RangeMetric> metrics;  // of a kProfile
-};
-
-void put_metrics(wire::Writer& w, const std::vector<RangeMetric>& metrics) {
-  std::vector<std::string> collect, report;
-  for (const RangeMetric& metric : metrics) {
-    collect.push_back(metric.collect);
-    report.push_back(metric.report);
-  }
-  w.strings(collect).strings(report);
-}
-
-void put_counters(wire::Writer& w, const RangeCounters& counters) {
-  w.u64(counters.ok).str(counters.message).u64(counters.unavailable).u64(counters.context_lost);
-  w.str(counters.source).u64(counters.launches.size());
-  for (const auto& launch : counters.launches) {
-    std::vector<std::string> names;
-    std::vector<double> values;
-    for (const auto& [name, value] : launch) {
-      names.push_back(name);
-      values.push_back(value);
-    }
-    w.strings(names).doubles(values);
-  }
-}
-
-RangeCounters get_counters(wire::Reader& r) {
-  RangeCounters counters;
-  counters.ok = r.u64() != 0;
-  counters.message = r.str();
-  counters.unavailable = r.u64() != 0;
-  counters.context_lost = r.u64() != 0;
-  counters.source = r.str();
-  const uint64_t launches = r.u64();
-  for (uint64_t i = 0; i < launches; ++i) {
-    const std::vector<std::string> names = r.strings();
-    const std::vector<double> values = r.doubles();
-    auto& launch = counters.launches.emplace_back();
-    for (size_t k = 0; k < names.size() && k < values.size(); ++k) launch[names[k]] = values[k];
-  }
-  return counters;
-}
-
-// False when the socket closed. Throws Error for a frame it cannot decode.
-bool read_worker_frame(int fd, Frame* frame) {
-  std::string payload;
-  if (!ipc::read_frame(fd, &frame->type, &payload)) return false;
-  if (frame->type == kRun || frame->type == kReference || frame->type == kProfile) {
-    wire::Reader reader(payload);
-    wire::get(reader, &frame->candidate.variant);
-    wire::get(reader, &frame->candidate.kernel);
-    frame->candidate.race.cut_above_ms = reader.f64();
-    frame->candidate.race.min_samples = static_cast<int>(reader.i64());
-    if (frame->type == kProfile) {
-      const std::vector<std::string> collect = reader.strings(), report = reader.strings();
-      for (size_t i = 0; i < collect.size() && i < report.size(); ++i) {
-        frame->metrics.push_back({collect[i], report[i]});
-      }
-    }
-  }
-  return true;
-}
-
-int worker_main(int fd, int ordinal, const RunnerFactory& factory) {
-  std::unique_ptr<Runner> runner;
-  try {
-    if (!send_phase(fd, SearchPhase::kFillingInputs)) return 0;
-    runner = factory(ordinal);
-    wire::Writer hello;
-    wire::put(hello, runner->device());
-    if (!ipc::write_frame(fd, kHello, hello.data())) return 0;
-  } catch (const Error& e) {
-    return send_fatal(fd, e);
-  } catch (const std::exception& e) {
-    return send_fatal(fd, Error(ErrorCode::kInternal, e.what()));
-  }
-  // Frames read ahead of their turn: the driver sends the next candidate while this one runs,
-  // so that the runner can load its module during this one's checked run.
-  std::deque<Frame> ahead;
-  runner->set_lookahead([fd, &ahead]() -> const Candidate* {
-    if (ahead.empty() && !ipc::readable({fd}, 0).empty()) {
-      Frame next;
-      if (read_worker_frame(fd, &next)) ahead.push_back(std::move(next));
-    }
-    return !ahead.empty() && ahead.front().type == kRun ? &ahead.front().candidate : nullptr;
-  });
-  for (;;) {
-    try {
-      Frame frame;
-      if (!ahead.empty()) {
-        frame = std::move(ahead.front());
-        ahead.pop_front();
-      } else if (!read_worker_frame(fd, &frame)) {
-        return 0;  // the driver closed the socket
-      }
-      wire::Writer reply;
-      if (frame.type == kBandwidth) {
-        reply.f64(runner->measure_copy_bandwidth());
-        if (!ipc::write_frame(fd, kBandwidthResult, reply.data())) return 0;
-        continue;
-      }
-      if (frame.type == kProfile) {
-        const RangeCounters counters = runner->profile(frame.candidate, frame.metrics);
-        put_counters(reply, counters);
-        if (!ipc::write_frame(fd, kProfileResult, reply.data())) return 0;
-        if (counters.context_lost) _exit(0);  // as after a variant's sticky error
-        continue;
-      }
-      const uint32_t type = frame.type;
-      const Candidate& candidate = frame.candidate;
-      Measurement m;
-      if (type == kReference) {
-        m = runner->set_reference(candidate);
-      } else {
-        std::vector<Measurement> results = runner->run({candidate});
-        if (results.empty()) throw Error(ErrorCode::kInternal, "the runner measured nothing");
-        m = std::move(results[0]);
-      }
-      if (!send_outputs(fd, runner->take_checked_outputs())) return 0;
-      wire::put(reply, m);
-      if (!ipc::write_frame(fd, kResult, reply.data())) return 0;
-      // The context may be poisoned for the rest of this process (the 580 driver refuses to
-      // recover): a new process is the only sure way on, and skipping teardown is quickest.
-      if (m.status == Status::kRuntimeError) _exit(0);
-    } catch (const Error& e) {
-      return send_fatal(fd, e);
-    } catch (const std::exception& e) {
-      return send_fatal(fd, Error(ErrorCode::kInternal, e.what()));
-    }
-  }
-}
 
 std::string seconds_text(double s) {
   char text[32];
@@ -306,7 +101,7 @@ struct ProcessRunner::Impl {
   std::deque<Job> queue;
   std::vector<Finished> ready;
   uint64_t next_ticket = 1;
-  ProcessRunnerStats stats;
+  WorkerStats stats;
 
   static Clock::time_point after(double seconds) {
     return Clock::now() +
@@ -326,7 +121,7 @@ struct ProcessRunner::Impl {
   void start(Worker* w) {
     const RunnerFactory* f = &factory;
     const int ordinal = w->ordinal;
-    w->child = ipc::spawn([f, ordinal](int fd) { return worker_main(fd, ordinal, *f); });
+    w->child = ipc::spawn([f, ordinal](int fd) { return gpu_worker_main(fd, ordinal, *f); });
     w->state = State::kStarting;
     w->write_closed = false;
     w->outputs.clear();
@@ -639,7 +434,7 @@ ProcessRunner::ProcessRunner(std::vector<int> ordinals, RunnerFactory factory,
 ProcessRunner::~ProcessRunner() = default;
 
 const DeviceInfo& ProcessRunner::device() const { return impl_->devices.front(); }
-const std::vector<DeviceInfo>& ProcessRunner::devices() const { return impl_->devices; }
+std::vector<DeviceInfo> ProcessRunner::devices() const { return impl_->devices; }
 
 Measurement ProcessRunner::set_reference(const Candidate& baseline) {
   Impl& p = *impl_;
@@ -807,7 +602,7 @@ PhaseListener ProcessRunner::set_phase_listener(PhaseListener listener) {
 }
 
 double ProcessRunner::limit_s() const { return impl_->limit(); }
-const ProcessRunnerStats& ProcessRunner::stats() const { return impl_->stats; }
+WorkerStats ProcessRunner::stats() const { return impl_->stats; }
 
 std::vector<int> ProcessRunner::worker_pids() const {
   std::vector<int> pids;

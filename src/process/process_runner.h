@@ -7,24 +7,11 @@
 
 #include "gputune/host_check.h"
 #include "gputune/progress.h"
+#include "process/gpu_worker.h"
+#include "run/async_runner.h"
 #include "run/runner.h"
 
 namespace gputune {
-
-// A Runner that takes candidates without waiting for them, so that the search driver compiles
-// while the GPU measures.
-class AsyncRunner : public Runner {
- public:
-  virtual size_t idle() const = 0;  // how many candidates submit() would start at once
-  // How many submit() would hand to a worker now: idle() and, where a runner sends workers
-  // their next candidate ahead, those slots too.
-  virtual size_t accepting() const { return idle(); }
-  virtual size_t busy() const = 0;  // submitted, not yet handed back
-  // The ticket comes back with the measurement.
-  virtual uint64_t submit(Candidate candidate) = 0;
-  // Finished candidates, waiting up to timeout_ms (< 0: until one finishes) while none has.
-  virtual std::vector<std::pair<uint64_t, Measurement>> poll(int timeout_ms) = 0;
-};
 
 // When a variant counts as hung. It may run for
 //   timing_s + 4 x (the reference's checked run) + max(floor_s, factor x best x 8)
@@ -37,22 +24,10 @@ struct WatchdogOptions {
   double start_s = 120;   // a worker's start: CUDA, buffers, the reference run
 };
 
-struct ProcessRunnerStats {
-  int64_t restarts = 0;  // workers replaced after a sticky error, a timeout or a crash
-  int64_t timeouts = 0;
-  int64_t crashes = 0;  // workers that died on their own
-};
-
-// Hears what a GPU worker is doing while the driver waits for it (filling inputs, ...).
-using PhaseListener = std::function<void(SearchPhase)>;
-
 // Judges a variant the worker measured kOk by the outputs its checked run left (one per output
 // buffer, in argument order), in the driver's process: a host check (host_check_judge.h).
 using OutputJudge =
     std::function<void(Measurement* m, std::vector<std::vector<unsigned char>> outputs)>;
-
-// Makes the Runner a worker process holds: make_gpu_runner in production, a stand-in in tests.
-using RunnerFactory = std::function<std::unique_ptr<Runner>(int ordinal)>;
 
 // Each GPU is driven by a worker process (fork()ed, dies with this one), so that nothing a
 // variant does can stop the search: a sticky CUDA error is the variant's kRuntimeError and a
@@ -75,7 +50,8 @@ class ProcessRunner : public AsyncRunner {
   ProcessRunner& operator=(const ProcessRunner&) = delete;
 
   const DeviceInfo& device() const override;
-  const std::vector<DeviceInfo>& devices() const;
+  std::vector<DeviceInfo> devices() const override;
+  bool times_gpus() const override { return true; }
   Measurement set_reference(const Candidate& baseline) override;
   std::vector<Measurement> run(const std::vector<Candidate>& batch) override;
   double measure_copy_bandwidth() override;
@@ -92,9 +68,9 @@ class ProcessRunner : public AsyncRunner {
   RangeCounters profile(const Candidate& candidate, const std::vector<RangeMetric>& metrics,
                         double timeout_s);
 
-  PhaseListener set_phase_listener(PhaseListener listener);  // returns the one it replaces
+  PhaseListener set_phase_listener(PhaseListener listener) override;
   double limit_s() const;  // what the watchdog allows the next variant
-  const ProcessRunnerStats& stats() const;
+  WorkerStats stats() const override;
   std::vector<int> worker_pids() const;  // for tests
 
  private:

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "compile/compile_service.h"
 #include "compile/compiler.h"
-#include "process/compile_pool.h"
-#include "release/release.h"
+#include "release/release_db.h"
 
 namespace gputune {
 

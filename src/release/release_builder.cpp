@@ -143,8 +143,8 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
   for (const auto& [identity, stored] : measured.kernels) {
     KernelData data{identity, load_measured_spec(identity, stored, given_specs), ""};
     data.baseline_json = canonical_config_json(config_to_json(data.spec.baseline));
-    release.kernels.push_back(
-        {identity.name, identity.source_hash, identity.space_hash, spec_json(data.spec)});
+    release.kernels.push_back({static_cast<int64_t>(release.kernels.size()) + 1, identity.name,
+                               identity.source_hash, identity.space_hash, spec_json(data.spec)});
     kernel_index[identity] = kernels.size();
     kernels.push_back(std::move(data));
   }
@@ -152,8 +152,8 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
   for (const MeasuredWorkload& w : measured.workloads) device_index.emplace(w.device, 0);
   for (auto& [device, index] : device_index) {
     index = release.devices.size();
-    release.devices.push_back(
-        {device.name, device.cc_major, device.cc_minor, device.sm_count, device.toolchain});
+    release.devices.push_back({static_cast<int64_t>(index) + 1, device.name, device.cc_major,
+                               device.cc_minor, device.sm_count, device.toolchain});
   }
 
   // The keep rule per workload; the configs it keeps, per kernel.
@@ -191,8 +191,9 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
 
   std::map<std::pair<int64_t, std::string>, int64_t> config_ids;
   for (const auto& [key, is_baseline] : kept_configs) {
-    release.configs.push_back({key.first, key.second, is_baseline});
-    config_ids[key] = static_cast<int64_t>(release.configs.size());
+    const int64_t id = static_cast<int64_t>(release.configs.size()) + 1;
+    release.configs.push_back({id, key.first, key.second, is_baseline});
+    config_ids[key] = id;
   }
 
   for (const KeptWorkload& w : workloads) {

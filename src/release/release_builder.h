@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "process/compile_pool.h"
-#include "release/release.h"
+#include "compile/compile_service.h"
+#include "release/release_db.h"
 
 namespace gputune {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "release/release.h"
+#include "release/release_db.h"
 
 namespace gputune {
 

@@ -223,13 +223,13 @@ class GpuRunner : public Runner {
       if (out.ok) {
         const Prepared::Call& first = prepared.calls.front();
         const Launch& l = *first.launch;
-        LaunchShape shape;
-        shape.threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
-        shape.registers = cuda::function_attribute(first.function, CU_FUNC_ATTRIBUTE_NUM_REGS);
-        shape.shared_bytes =
+        BlockUsage block;
+        block.threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
+        block.registers = cuda::function_attribute(first.function, CU_FUNC_ATTRIBUTE_NUM_REGS);
+        block.shared_bytes =
             cuda::function_attribute(first.function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) +
             static_cast<int>(l.dynamic_shared_bytes);
-        for (const auto& [name, value] : launch_counters(device_, shape)) {
+        for (const auto& [name, value] : launch_counters(device_, block)) {
           out.launches.front().emplace(name, value);
         }
       }
@@ -532,6 +532,8 @@ class GpuRunner : public Runner {
         return fail(Status::kResourceExceeded, why);
       }
       for (size_t a : launch.arguments) call.slots.push_back(argument_slot(a, v));
+      // A block-merged kernel's extra parameters: the original grid's extents (unsigned int).
+      for (uint32_t extent : launch.trailing_arguments) call.slots.push_back(extent);
     }
     for (Prepared::Call& call : prepared->calls) {
       for (uint64_t& slot : call.slots) call.params.push_back(&slot);

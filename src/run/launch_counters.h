@@ -5,19 +5,14 @@
 #include <map>
 #include <string>
 
+#include "core/occupancy.h"
 #include "gputune/device.h"
 
 namespace gputune {
 
-struct LaunchShape {
-  int threads = 0;       // per block
-  int registers = 0;     // per thread
-  int shared_bytes = 0;  // per block, static and dynamic
-};
-
 // By ncu's names: launch__occupancy_limit_{registers,shared_mem,warps,blocks} (blocks per SM),
 // launch__registers_per_thread, launch__shared_mem_per_block,
 // sm__maximum_warps_per_active_cycle_pct and the device's capability and warps per SM.
-std::map<std::string, double> launch_counters(const DeviceInfo& device, const LaunchShape& launch);
+std::map<std::string, double> launch_counters(const DeviceInfo& device, const BlockUsage& block);
 
 }  // namespace gputune

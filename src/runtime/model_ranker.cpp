@@ -13,7 +13,7 @@ double log_of(double value) { return std::log(std::max(value, 1e-9)); }
 }  // namespace
 
 ModelRanker::ModelRanker(const KernelRules& rules,
-                         const std::vector<ReleaseObservation>& observations,
+                         const std::vector<ParsedObservation>& observations,
                          const std::map<int64_t, ReleaseDevice>& devices)
     : rules_(rules) {
   std::vector<std::vector<double>> x;
@@ -21,7 +21,7 @@ ModelRanker::ModelRanker(const KernelRules& rules,
   const size_t stride =
       std::max<size_t>(1, (observations.size() + kMaxObservations - 1) / kMaxObservations);
   for (size_t i = 0; i < observations.size(); i += stride) {
-    const ReleaseObservation& o = observations[i];
+    const ParsedObservation& o = observations[i];
     const auto device = devices.find(o.device_id);
     if (device == devices.end() || !(o.median_ms > 0)) continue;
     try {

@@ -18,7 +18,7 @@ namespace gputune::runtime {
 class ModelRanker {
  public:
   // Untrained (trained() false) with fewer than kMinObservations usable observations.
-  ModelRanker(const KernelRules& rules, const std::vector<ReleaseObservation>& observations,
+  ModelRanker(const KernelRules& rules, const std::vector<ParsedObservation>& observations,
               const std::map<int64_t, ReleaseDevice>& devices);
   ~ModelRanker();
   static constexpr size_t kMinObservations = 4;

@@ -1,5 +1,5 @@
 #pragma once
-// One release database (docs/release-format.md), opened read-only and immutable. The small
+// One release database (core/release_format.h), opened read-only and immutable. The small
 // tables are read whole when it opens; observations and code only when a lookup needs them.
 #include <cstdint>
 #include <map>
@@ -9,57 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "core/release_format.h"
 #include "gputune/runtime.h"
 
-struct sqlite3;
+namespace gputune::sqlite {
+class Database;
+}
 
 namespace gputune::runtime {
 
-constexpr int kReleaseApplicationId = 0x47545245;  // 'GTRE'
-constexpr int kReleaseFormat = 1;
-
-struct ReleaseKernel {
-  int64_t id = 0;
-  std::string name, source_hash, space_hash, spec_json;
-};
-
-struct ReleaseDevice {
-  int64_t id = 0;
-  std::string name;
-  int cc_major = 0, cc_minor = 0, sm_count = 0;
-  std::string toolchain;
-};
-
-struct ReleaseConfig {
-  int64_t id = 0;
-  int64_t kernel_id = 0;
-  std::string config_json;
-  bool is_baseline = false;
-};
-
-struct ReleaseChoice {
-  int64_t kernel_id = 0, device_id = 0;
-  std::string problem_json;
+// A choice row with its problem values, parsed once when the file opens.
+struct ParsedChoice : ReleaseChoice {
   ProblemValues problem;
-  int rank = 0;
-  int64_t config_id = 0;
-  double median_ms = 0;
-  int registers = 0, shared_bytes = 0;
 };
 
-struct ReleaseOverride {
-  std::string kernel, device_name, problem_json, config_json;
-};
-
-struct ReleaseObservation {
-  int64_t device_id = 0;
+// An observation row with its problem values parsed.
+struct ParsedObservation : ReleaseObservation {
   ProblemValues problem;
-  std::string config_json;
-  double median_ms = 0;
-};
-
-struct ReleaseCode {
-  std::string target, kind, entry, image;
 };
 
 class ReleaseFile {
@@ -73,10 +39,10 @@ class ReleaseFile {
   const std::vector<ReleaseKernel>& kernels() const { return kernels_; }
   const std::map<int64_t, ReleaseDevice>& devices() const { return devices_; }
   const std::map<int64_t, ReleaseConfig>& configs() const { return configs_; }
-  const std::vector<ReleaseChoice>& choices() const { return choices_; }  // by kernel, device
+  const std::vector<ParsedChoice>& choices() const { return choices_; }  // by kernel, device
   const std::vector<ReleaseOverride>& overrides() const { return overrides_; }
 
-  std::vector<ReleaseObservation> observations(int64_t kernel_id) const;
+  std::vector<ParsedObservation> observations(int64_t kernel_id) const;
   bool has_code(int64_t config_id) const;
   // Every embedded image of the config; empty when none.
   std::vector<ReleaseCode> code(int64_t config_id) const;
@@ -86,12 +52,12 @@ class ReleaseFile {
   void read_tables();
 
   std::string path_;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<sqlite::Database> db_;
   mutable std::mutex mutex_;  // the connection, for the lazy reads
   std::vector<ReleaseKernel> kernels_;
   std::map<int64_t, ReleaseDevice> devices_;
   std::map<int64_t, ReleaseConfig> configs_;
-  std::vector<ReleaseChoice> choices_;
+  std::vector<ParsedChoice> choices_;
   std::vector<ReleaseOverride> overrides_;
   std::set<std::string> tables_;
 };

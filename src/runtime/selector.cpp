@@ -65,7 +65,7 @@ double distance(const KernelRules& rules, const ProblemValues& a, const ProblemV
 
 // A kept config of a stored problem point, valid at the target, carried there.
 struct Carried {
-  const ReleaseChoice* choice = nullptr;
+  const ParsedChoice* choice = nullptr;
   Config config;
   std::vector<LaunchGeometry> launches;  // at the target
   double distance = 0;
@@ -86,7 +86,7 @@ std::string fixed3(double value) {
 }
 
 // "rank 0 at n=4096, 0.1 ms there": where a stored choice was measured, for explanations.
-std::string choice_origin(const ReleaseChoice& choice) {
+std::string choice_origin(const ParsedChoice& choice) {
   return "rank " + std::to_string(choice.rank) + " at " + problem_text(choice.problem) + ", " +
          number_text(choice.median_ms) + " ms there";
 }
@@ -103,7 +103,7 @@ class Search {
 
   // A choice's stored config, parsed; nullopt, with why, when the file lacks it or it names
   // parameters the kernel does not have.
-  std::optional<Config> stored_config(const Candidate& c, const ReleaseChoice& choice,
+  std::optional<Config> stored_config(const Candidate& c, const ParsedChoice& choice,
                                       std::string* why) const {
     const auto config = c.file->configs().find(choice.config_id);
     if (config == c.file->configs().end()) {
@@ -121,7 +121,7 @@ class Search {
 
   // Whether a choice's config is valid at the target problem on this device, with its launches
   // there; says why not.
-  bool valid_here(const Candidate& c, const ReleaseChoice& choice, const Config& config,
+  bool valid_here(const Candidate& c, const ParsedChoice& choice, const Config& config,
                   std::vector<LaunchGeometry>* launches, std::string* why) const {
     std::string reason;
     if (c.rules->check(config, problem_, device_, choice.registers, choice.shared_bytes, &reason,
@@ -134,9 +134,9 @@ class Search {
   }
 
   // The first valid config among the ranked choices of one stored problem point.
-  bool first_valid(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
+  bool first_valid(const Candidate& c, const std::vector<const ParsedChoice*>& ranked, double dist,
                    Answer* answer, std::string* why) {
-    for (const ReleaseChoice* choice : ranked) {
+    for (const ParsedChoice* choice : ranked) {
       std::optional<Config> parsed = stored_config(c, *choice, why);
       std::vector<LaunchGeometry> launches;
       if (!parsed || !valid_here(c, *choice, *parsed, &launches, why)) continue;
@@ -154,13 +154,13 @@ class Search {
   // Exact or nearest problem among one stored device's choices. `exact_only`: distance 0.
   bool on_device(const Candidate& c, int64_t device_id, bool exact_only, Answer* answer,
                  std::string* why) {
-    std::map<std::string, std::vector<const ReleaseChoice*>> points;
-    for (const ReleaseChoice& choice : c.file->choices()) {
+    std::map<std::string, std::vector<const ParsedChoice*>> points;
+    for (const ParsedChoice& choice : c.file->choices()) {
       if (choice.kernel_id == c.kernel->id && choice.device_id == device_id) {
         points[choice.problem_json].push_back(&choice);
       }
     }
-    std::vector<std::pair<double, const std::vector<const ReleaseChoice*>*>> by_distance;
+    std::vector<std::pair<double, const std::vector<const ParsedChoice*>*>> by_distance;
     for (const auto& [text, ranked] : points) {
       const double d = distance(*c.rules, problem_, ranked.front()->problem);
       if (exact_only && d != 0) continue;
@@ -209,16 +209,16 @@ class Search {
   // fill); at the target it runs at that rate times its fill there. Comparing configs of
   // different points this way assumes each point's best runs at the same rate, which is what
   // being the best at a point suggests.
-  void carry(const Candidate& c, const std::vector<const ReleaseChoice*>& ranked, double dist,
+  void carry(const Candidate& c, const std::vector<const ParsedChoice*>& ranked, double dist,
              const DeviceDescription& there, std::vector<Carried>* carried, std::string* why) {
     // Every choice parsed and its launch fill at its own point (unknown where it does not fit
     // there), then the point's best: the first of the lowest median, with the fill of the last
     // such best whose fill is known (1 if none).
     std::vector<std::optional<Config>> configs;
     std::vector<std::optional<double>> fills_there;
-    const ReleaseChoice* best = nullptr;
+    const ParsedChoice* best = nullptr;
     double best_fill = 1;
-    for (const ReleaseChoice* choice : ranked) {
+    for (const ParsedChoice* choice : ranked) {
       configs.push_back(stored_config(c, *choice, why));
       std::vector<LaunchGeometry> at_point;
       fills_there.emplace_back();
@@ -337,7 +337,7 @@ class Search {
     for (const auto& [id, stored] : c.file->configs()) {
       if (stored.kernel_id != c.kernel->id) continue;
       int registers = 0, shared = 0;
-      for (const ReleaseChoice& choice : c.file->choices()) {
+      for (const ParsedChoice& choice : c.file->choices()) {
         if (choice.config_id == id) {
           registers = std::max(registers, choice.registers);
           shared = std::max(shared, choice.shared_bytes);

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "process/compile_pool.h"
-#include "process/process_runner.h"
+#include "compile/compile_service.h"
+#include "run/async_runner.h"
 #include "run/runner.h"
 
 namespace gputune {

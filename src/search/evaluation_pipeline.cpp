@@ -5,7 +5,7 @@
 #include "compile/compiler_log.h"
 #include "search/compile_outcome.h"
 #include "search/search.h"
-#include "search/search_record.h"
+#include "search/search_accounting.h"
 
 namespace gputune {
 

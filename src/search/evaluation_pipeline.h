@@ -7,8 +7,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "process/compile_pool.h"
-#include "process/process_runner.h"
+#include "compile/compile_service.h"
+#include "run/async_runner.h"
 #include "search/progress_tracker.h"
 #include "search/search.h"
 #include "search/search_budget.h"

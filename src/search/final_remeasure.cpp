@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "search/async_adapters.h"
-#include "search/search_record.h"
+#include "search/search_accounting.h"
 
 namespace gputune {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "process/compile_pool.h"
+#include "compile/compile_service.h"
 #include "run/runner.h"
 #include "search/search.h"
 #include "search/stored_results.h"

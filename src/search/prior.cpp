@@ -22,16 +22,16 @@ std::vector<std::string> parameters_of(const std::vector<Measurement>& measureme
 
 }  // namespace
 
-KernelIdentity kernel_identity(const Problem& problem) {
-  KernelIdentity identity;
-  identity.kernel_name = problem.spec().kernel_name.text;
-  for (const Dimension& d : problem.space().dimensions()) identity.parameters.push_back(d.name);
-  std::sort(identity.parameters.begin(), identity.parameters.end());
-  return identity;
+PriorKey prior_key(const Problem& problem) {
+  PriorKey key;
+  key.kernel_name = problem.spec().kernel_name.text;
+  for (const Dimension& d : problem.space().dimensions()) key.parameters.push_back(d.name);
+  std::sort(key.parameters.begin(), key.parameters.end());
+  return key;
 }
 
 std::vector<PriorData> prior_from_store(const Store& store, int64_t workload,
-                                        const KernelIdentity& kernel) {
+                                        const PriorKey& kernel) {
   std::vector<PriorData> prior;
   for (const auto& other : store.workloads()) {
     if (other.id == workload || other.key.kernel_name != kernel.kernel_name || other.ok == 0) {

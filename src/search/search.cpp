@@ -4,14 +4,13 @@
 
 #include "compile/compiler_log.h"
 #include "gputune/error.h"
-#include "process/process_runner.h"
 #include "search/async_adapters.h"
 #include "search/evaluation_pipeline.h"
 #include "search/final_remeasure.h"
 #include "search/matching_workloads.h"
 #include "search/progress_tracker.h"
+#include "search/search_accounting.h"
 #include "search/search_budget.h"
-#include "search/search_record.h"
 #include "search/stored_results.h"
 #include "search/strategy_context.h"
 #include "strategy/shard_filter.h"
@@ -35,20 +34,18 @@ WorkloadKey workload_key(const Problem& problem, const DeviceInfo& device,
 
 namespace {
 
-// Routes a ProcessRunner's worker phases to the search while it runs, and no longer after.
+// Routes the GPU workers' phases to the search while it runs, and no longer after.
 class PhaseListenerScope {
  public:
-  PhaseListenerScope(ProcessRunner* runner, PhaseListener listener) : runner_(runner) {
-    if (runner_ != nullptr) previous_ = runner_->set_phase_listener(std::move(listener));
+  PhaseListenerScope(AsyncRunner& gpus, PhaseListener listener) : gpus_(gpus) {
+    previous_ = gpus_.set_phase_listener(std::move(listener));
   }
-  ~PhaseListenerScope() {
-    if (runner_ != nullptr) runner_->set_phase_listener(std::move(previous_));
-  }
+  ~PhaseListenerScope() { gpus_.set_phase_listener(std::move(previous_)); }
   PhaseListenerScope(const PhaseListenerScope&) = delete;
   PhaseListenerScope& operator=(const PhaseListenerScope&) = delete;
 
  private:
-  ProcessRunner* runner_;
+  AsyncRunner& gpus_;
   PhaseListener previous_;
 };
 
@@ -67,15 +64,13 @@ double copy_bandwidth(Runner& runner, Store& store) {
   return measured;
 }
 
-SearchRecord begin_record(const Spec& spec, const SearchOptions& options, const Runner& runner,
+SearchRecord begin_record(const Spec& spec, const SearchOptions& options, const AsyncRunner& gpus,
                           const CompileService& compiles) {
   SearchRecord record;
   record.strategy = options.strategy.empty() ? spec.search.strategy : options.strategy;
   record.seed = options.seed.value_or(spec.search.seed);
   record.jobs = static_cast<int64_t>(compiles.parallelism());
-  const auto* process_runner = dynamic_cast<const ProcessRunner*>(&runner);
-  record.gpus =
-      process_runner != nullptr ? static_cast<int64_t>(process_runner->devices().size()) : 1;
+  record.gpus = static_cast<int64_t>(gpus.devices().size());
   return record;
 }
 
@@ -113,8 +108,11 @@ CompileRequest compile_request(const Problem& problem, const Variant& variant,
   CompileRequest request;
   request.source_name = std::filesystem::path(problem.spec().kernel_path).filename().string();
   // #line keeps compiler messages pointing at the user's file, whatever the prelude adds.
+  // The engine's rewrite where the variant has one, else the kernel file as written (so the
+  // module cache's keys of specs without engine knobs stay as they were).
   request.source = variant.prelude + "\n#line 1 \"" + request.source_name + "\"\n" +
-                   problem.spec().kernel_source;
+                   (variant.source.empty() ? problem.spec().kernel_source : variant.source);
+  request.refusal = variant.refusal;
   request.kernel_name_expressions = variant.kernel_name_expressions;
   request.options = variant.compile_options;
   request.headers_hash = problem.spec().headers_hash;
@@ -141,7 +139,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   result.workload = open_workload(problem, result.device, store);
   result.copy_bandwidth_gbs = copy_bandwidth(runner, store);
   SearchRecord& record = result.record;
-  record = begin_record(spec, options, runner, compiles);
+  record = begin_record(spec, options, gpu, compiles);
   const SearchBudget budget(options.budget_evaluations.value_or(spec.search.budget_evaluations),
                             options.budget_seconds.value_or(spec.search.budget_seconds), start);
   if (!options.shard.whole() && record.strategy != "brute_force") {
@@ -156,9 +154,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   auto strategy = restrict_to_shard(make_strategy(record.strategy, record.seed), options.shard);
 
   ProgressTracker tracker(budget.total(problem.space()), progress);
-  auto* process_runner = dynamic_cast<ProcessRunner*>(&runner);
   // A GPU worker started again mid-search fills its inputs anew: that shows as its phase.
-  PhaseListenerScope worker_phases(process_runner,
+  PhaseListenerScope worker_phases(gpu,
                                    [&tracker](SearchPhase phase) { tracker.set_phase(phase); });
   // A full-sampling search measures in full what racing cut short before.
   StoredResults stored(store.measured(result.workload), options.force, options.racing.enabled);
@@ -178,9 +175,9 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   EvaluationPipeline pipeline(
       {problem, arch, compiles, gpu, *strategy, store, result.workload, options.racing}, stored,
       budget, options.batch, depth, tracker, record);
-  // Only worker processes own a GPU here; a replay's or a test's runner has no idle share.
+  // Only GPUs timing now have an idle share; a replay's or a test's runner has none.
   const auto measuring_start = SearchClock::now();
-  if (process_runner != nullptr) begin_measuring(record);
+  if (gpu.times_gpus()) begin_measuring(record);
   result.evaluated = pipeline.run(stop);
 
   record.interrupted = stop && *stop;
@@ -189,8 +186,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                                               stored, store, result.workload, record);
   }
   // The final rounds are measuring too: their GPU time is in gpu_busy_s.
-  if (process_runner != nullptr) record.measuring_s = seconds_since(measuring_start);
-  if (process_runner != nullptr) record.worker_restarts = process_runner->stats().restarts;
+  if (gpu.times_gpus()) record.measuring_s = seconds_since(measuring_start);
+  record.worker_restarts = gpu.stats().restarts;
   record.wall_s = seconds_since(start);
   store.record_search(result.workload, record);
   return result;

@@ -11,7 +11,7 @@ StrategyContext strategy_context(const Problem& problem, const Store& store, int
   StrategyContext context(problem.space());
   if (use_prior) {
     context.problem_values = problem.problem_values();
-    context.prior = prior_from_store(store, workload, kernel_identity(problem));
+    context.prior = prior_from_store(store, workload, prior_key(problem));
   }
   context.launch = launch_of(problem.spec());
   context.sm_count = sm_count;

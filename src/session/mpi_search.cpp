@@ -43,7 +43,7 @@ int measure_for_root(const SearchRequest& request, int fd, int rank) {
       auto compiler = make_replay_compiler();
       SerialCompiles compiles(*compiler);
       BatchRuns gpu(*runner, 1);  // a replay rank stands for one GPU
-      return serve_rank(fd, rank, *replay.problem, compiles, gpu, 1, {});
+      return serve_rank(fd, rank, *replay.problem, compiles, gpu);
     }
     Problem problem(requested_spec(request));
     const size_t usable = usable_cpus(), host = std::max(1u, std::thread::hardware_concurrency());
@@ -59,9 +59,7 @@ int measure_for_root(const SearchRequest& request, int fd, int rank) {
     auto compiles = make_compile_pool(rank_request);
     auto gpu = make_process_runner(problem, device_ordinals(request), timing_options(request),
                                    *compiles, watchdog_options(request));
-    std::vector<std::string> uuids;
-    for (const DeviceInfo& device : gpu->devices()) uuids.push_back(device.uuid);
-    return serve_rank(fd, rank, problem, *compiles, *gpu, uuids.size(), std::move(uuids));
+    return serve_rank(fd, rank, problem, *compiles, *gpu);
   } catch (const Error& e) {
     std::cerr << "gputune: rank " << rank << ": " << e.what() << "\n";
     ipc::write_frame(fd, kRankFailed, e.what());

@@ -350,6 +350,9 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   if (!problem.baseline_note().empty()) {
     std::cerr << "gputune: warning: " << problem.baseline_note() << "\n";
   }
+  if (!problem.engine_note().empty()) {
+    std::cerr << "gputune: warning: " << problem.engine_note() << "\n";
+  }
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
   SearchOutcome outcome;

@@ -60,7 +60,7 @@ nlohmann::json t4_entry(const AttemptInfo& attempt) {
 }  // namespace
 
 std::string t4_results(const std::string& db, int64_t workload) {
-  const StoredResults stored = load_stored(db, workload);
+  const StoredWorkload stored = load_stored(db, workload);
   nlohmann::json results = nlohmann::json::array();
   for (const AttemptInfo& attempt : stored.history) results.push_back(t4_entry(attempt));
   nlohmann::json document = {{"schema_version", "1.0.0"}, {"results", results}};

@@ -1,7 +1,7 @@
+#include "store/search_record.h"
+
 #include <algorithm>
 #include <cmath>
-
-#include "store/store.h"
 
 namespace gputune {
 

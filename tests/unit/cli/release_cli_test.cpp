@@ -9,7 +9,7 @@
 #include <set>
 
 #include "compile/cubin_symbols.h"
-#include "release/release.h"
+#include "release/release_db.h"
 #include "support/run_gputune.h"
 #include "test_paths.h"
 

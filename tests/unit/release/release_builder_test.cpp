@@ -11,6 +11,7 @@
 
 #include "compile/cubin_symbols.h"
 #include "gputune/error.h"
+#include "process/compile_pool.h"
 #include "release/release_dump.h"
 #include "search/search.h"
 #include "space/problem.h"

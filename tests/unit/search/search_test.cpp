@@ -206,7 +206,7 @@ TEST_F(SearchTest, OtherProblemSizesOfTheKernelArePriorData) {
   SearchResult second = run_search(large, runner, compiler, *store, options);
   EXPECT_EQ(second.evaluated.size(), 6u);
 
-  KernelIdentity kernel = kernel_identity(large);
+  PriorKey kernel = prior_key(large);
   auto prior = prior_from_store(*store, second.workload, kernel);
   ASSERT_EQ(prior.size(), 1u);
   ASSERT_EQ(prior[0].problem_values.size(), 1u);
@@ -251,7 +251,7 @@ TEST_F(SearchTest, ARenamedSpecKeepsItsPriorData) {
   options.strategy = "model";
   options.budget_evaluations = 4;
   SearchResult second = run_search(renamed, runner, compiler, *store, options);
-  auto prior = prior_from_store(*store, second.workload, kernel_identity(renamed));
+  auto prior = prior_from_store(*store, second.workload, prior_key(renamed));
   ASSERT_EQ(prior.size(), 1u);
   EXPECT_EQ(prior[0].problem_values[0].second, 64);
   EXPECT_EQ(prior[0].measurements.size(), store->measured(first.workload).size());
@@ -282,13 +282,13 @@ parameters: )" << parameters
   Problem renamed_kernel =
       spec_with("k2", "{A: [1, 2, 4], B: [0, 1, 2], FAIL: [0, 1]}", "{A: 1, B: 0, FAIL: 0}");
   SearchResult second = run_search(renamed_kernel, runner, compiler, *store, {});
-  EXPECT_TRUE(prior_from_store(*store, second.workload, kernel_identity(renamed_kernel)).empty());
+  EXPECT_TRUE(prior_from_store(*store, second.workload, prior_key(renamed_kernel)).empty());
   // The same kernel name and file name, other parameters: another kernel's space.
   Problem other_space = spec_with("k", "{A: [1, 2, 4], C: [0, 1]}", "{A: 1, C: 0}");
   SearchResult third = run_search(other_space, runner, compiler, *store, {});
-  EXPECT_TRUE(prior_from_store(*store, third.workload, kernel_identity(other_space)).empty());
+  EXPECT_TRUE(prior_from_store(*store, third.workload, prior_key(other_space)).empty());
   // The first spec's kernel still finds its own workload, and only that.
-  EXPECT_EQ(prior_from_store(*store, third.workload, kernel_identity(problem())).size(), 1u);
+  EXPECT_EQ(prior_from_store(*store, third.workload, prior_key(problem())).size(), 1u);
 }
 
 TEST_F(SearchTest, TheStrategyContextCarriesPriorDataOnlyWhenAskedTo) {

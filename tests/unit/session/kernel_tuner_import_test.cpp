@@ -44,7 +44,7 @@ TEST_F(KernelTunerImport, CacheFileBecomesPriorDataOfTheKernel) {
   const Problem other(open_spec(formats("scaled_sum.json"), {{"ProblemSize_0", "1048576"}}));
   auto store = open_sqlite_store(db_, true);
   const std::vector<PriorData> prior =
-      prior_from_store(*store, /*workload=*/-1, kernel_identity(other));
+      prior_from_store(*store, /*workload=*/-1, prior_key(other));
   ASSERT_EQ(prior.size(), 1u);
   EXPECT_NE(prior[0].label.find("NVIDIA A100-PCIE-40GB"), std::string::npos);
   ASSERT_EQ(prior[0].problem_values.size(), 1u);

@@ -210,7 +210,7 @@ TEST_F(SessionTest, StoredResultsOfAWorkload) {
   EXPECT_TRUE(workloads[0].best.has_value());
   EXPECT_GT(workloads[0].speedup(), 0);
   EXPECT_TRUE(stored_workloads(db_, open_spec(spec_, {{"n", "2048"}})).empty());
-  StoredResults stored = load_stored(db_, workloads[0].id, open_spec(spec_));
+  StoredWorkload stored = load_stored(db_, workloads[0].id, open_spec(spec_));
   EXPECT_EQ(static_cast<int64_t>(stored.history.size()), workloads[0].attempts);
   ASSERT_TRUE(stored.problem.has_value());
   auto report = nlohmann::json::parse(stored.report.json(ResultReport::kAllRows));

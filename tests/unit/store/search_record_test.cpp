@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "store/store.h"
+#include "store/search_record.h"
 
 namespace gputune {
 namespace {

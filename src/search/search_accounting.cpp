@@ -1,4 +1,4 @@
-#include "search/search_record.h"
+#include "search/search_accounting.h"
 
 #include <cmath>
 

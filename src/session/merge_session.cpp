@@ -1,7 +1,7 @@
-#include "store/merge.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "session/writable_store.h"
+#include "store/merge.h"
 
 namespace gputune {
 

@@ -1,4 +1,4 @@
-#include "cli/progress.h"
+#include "cli/progress_printer.h"
 
 #include <unistd.h>
 

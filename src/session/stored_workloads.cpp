@@ -34,8 +34,8 @@ std::vector<WorkloadInfo> stored_workloads(const std::string& db, const std::opt
   return out;
 }
 
-StoredResults load_stored(const std::string& db, int64_t workload,
-                          const std::optional<Spec>& spec) {
+StoredWorkload load_stored(const std::string& db, int64_t workload,
+                           const std::optional<Spec>& spec) {
   auto store = open_existing_store(db);
   std::optional<WorkloadSummary> summary;
   for (const WorkloadSummary& w : store->workloads()) {
@@ -44,7 +44,7 @@ StoredResults load_stored(const std::string& db, int64_t workload,
   if (!summary) throw Error(ErrorCode::kUsage, db + ": no workload " + std::to_string(workload));
   std::unique_ptr<Problem> problem;
   if (spec) problem = std::make_unique<Problem>(*spec);
-  StoredResults out;
+  StoredWorkload out;
   out.summary = workload_info(*summary);
   out.copy_bandwidth_gbs = store->copy_bandwidth(summary->key.device).value_or(0);
   auto report = std::make_shared<Report>(make_report(
