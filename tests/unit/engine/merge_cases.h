@@ -9,19 +9,15 @@
 namespace gputune::test {
 
 struct MergeKernel {
-  std::string name;  // of the kernel and of its file, tests/fixtures/engine/<name>.cu
-  bool two_d;        // reads threadIdx.y and blockIdx.y
-  // The naive block it is launched with; the tiled kernels and the reduction are written for
-  // exactly this block.
-  unsigned block_x, block_y;
+  std::string name;
+  bool two_d;  // reads threadIdx.y and blockIdx.y
 };
 
 inline const std::vector<MergeKernel>& merge_kernels() {
   static const std::vector<MergeKernel> kernels = {
-      {"vector_add", false, 64, 1},    {"saxpy", false, 64, 1},   {"matmul", true, 16, 16},
-      {"matmul_return", true, 16, 16}, {"stencil", true, 16, 16}, {"transpose", true, 32, 32},
-      {"matmul_tiled", true, 16, 16},  {"nbody", false, 128, 1},  {"reduce", false, 256, 1},
-      {"branches", false, 64, 1}};
+      {"vector_add", false}, {"saxpy", false},    {"matmul", true},       {"matmul_return", true},
+      {"stencil", true},     {"transpose", true}, {"matmul_tiled", true}, {"nbody", false},
+      {"reduce", false},     {"branches", false}};
   return kernels;
 }
 
