@@ -223,10 +223,27 @@ void KernelText::scale_launch_bounds(const clang::FunctionDecl& function, char o
                                      clang::Rewriter& rewriter) const {
   const auto* bounds = function.getAttr<clang::CUDALaunchBoundsAttr>();
   if (!bounds || factor == 1) return;
-  const Span at = replaceable(bounds->getMaxThreads()->getSourceRange());
+  // The threads as the kernel's own `__launch_bounds__(...)` writes them, not in the body of a
+  // macro that other kernels may share.
+  const clang::CharSourceRange attribute = kernel_.file_range(bounds->getRange());
+  std::optional<Span> at;
+  try {
+    at = replaceable(bounds->getMaxThreads()->getSourceRange());
+  } catch (const MergeRefusal&) {
+  }
+  const bool written = at && attribute.isValid() && at->begin >= offset(attribute.getBegin()) &&
+                       at->end <= offset(attribute.getEnd());
+  if (!written) {
+    if (op == '/') return;  // a smaller block keeps the bound true
+    throw MergeRefusal{
+        refusal(kernel_.place(bounds->getLocation(), kernel_.text(bounds->getRange())), knob_,
+                "the block grows beyond the kernel's __launch_bounds__, whose threads are not "
+                "written in the kernel's own __launch_bounds__(...) (a macro's body) where the "
+                "merge could scale them")};
+  }
   const clang::SourceLocation start = kernel_.sources().getLocForStartOfFile(kernel_.main_file());
-  rewriter.ReplaceText(start.getLocWithOffset(at.begin), at.end - at.begin,
-                       "(" + text(at) + ") " + op + " " + std::to_string(factor));
+  rewriter.ReplaceText(start.getLocWithOffset(at->begin), at->end - at->begin,
+                       "(" + text(*at) + ") " + op + " " + std::to_string(factor));
 }
 
 }  // namespace gputune::engine

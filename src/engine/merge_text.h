@@ -104,8 +104,9 @@ class KernelText {
   // A name no identifier of the file has and none handed out before.
   std::string fresh(const std::string& base);
   // Keeps an existing `__launch_bounds__` of `function` true of its block where a merge
-  // multiplies the block's threads by `factor` (`(256) * 4`) or divides them by its inverse
-  // (`(256) / 4`); nothing where the kernel has none.
+  // multiplies the block's threads by `factor` (`(256) * 4`; refuses where the threads are
+  // written in a macro's body) or divides them by it (`(256) / 4`; leaves such a bound as it
+  // is); nothing where the kernel has none.
   void scale_launch_bounds(const clang::FunctionDecl& function, char op, int factor,
                            clang::Rewriter& rewriter) const;
 

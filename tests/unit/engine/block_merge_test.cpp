@@ -155,6 +155,26 @@ TEST(BlockMerge, ScalesABoundWrittenWithTheSpecsMacro) {
   EXPECT_EQ(test::nvrtc_errors(unit, rewrite.source, {"k"}), "");
 }
 
+// A bound written in a macro's body may be shared by other kernels: block merge cannot grow
+// it, and refuses; thread merge, whose smaller block keeps it true, leaves it.
+TEST(BlockMerge, RefusesToGrowABoundWrittenInAMacrosBody) {
+  const std::string text = R"(#define BOUNDS __launch_bounds__(256)
+__global__ void BOUNDS k(float* a) { a[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f; }
+)";
+  EXPECT_EQ(refusal_of(text),
+            "kernel.cu:2:17: block_merge_x: the block grows beyond the kernel's "
+            "__launch_bounds__, whose threads are not written in the kernel's own "
+            "__launch_bounds__(...) (a macro's body) where the merge could scale them (`BOUNDS`)");
+  SourceKnobs knobs;
+  knobs.thread_merge_x = 2;
+  const Rewrite thread = source_engine().rewrite(test::engine_unit("kernel.cu", text), knobs);
+  ASSERT_TRUE(thread.ok) << thread.message;
+  EXPECT_EQ(
+      thread.source.rfind("#define BOUNDS __launch_bounds__(256)\n__global__ void BOUNDS k(", 0),
+      0u)
+      << thread.source;
+}
+
 TEST(BlockMerge, LeavesAfterTheLastBarrierOutsideTheNaiveGrid) {
   // The early return stays one that thread merge recognises on the merged kernel.
   const std::string text = R"(__global__ void k(const float* in, float* out, int n) {
