@@ -15,18 +15,14 @@ bool is_shared(const clang::VarDecl* variable) {
 // The variables declared inside a statement.
 std::set<const clang::VarDecl*> declared_in(const clang::Stmt* node) {
   std::set<const clang::VarDecl*> found;
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
+  any_node(node, [&](const clang::Stmt* at) {
     if (const auto* decls = llvm::dyn_cast<clang::DeclStmt>(at)) {
       for (const clang::Decl* decl : decls->decls()) {
         if (const auto* variable = llvm::dyn_cast<clang::VarDecl>(decl)) found.insert(variable);
       }
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+    return false;
+  });
   return found;
 }
 
@@ -101,11 +97,7 @@ class Phases {
     if (!node) return;
     std::set<const clang::Expr*> targets;
     std::vector<const clang::VarDecl*> writes;
-    std::vector<const clang::Stmt*> pending{node};
-    while (!pending.empty()) {
-      const clang::Stmt* at = pending.back();
-      pending.pop_back();
-      if (!at) continue;
+    any_node(node, [&](const clang::Stmt* at) {
       if (const clang::Expr* target = assigned_target(at)) {
         const clang::DeclRefExpr* ref = storage_ref(target);
         if (ref && is_shared(llvm::dyn_cast<clang::VarDecl>(ref->getDecl()))) {
@@ -121,8 +113,8 @@ class Phases {
           conflicts.insert(variable);
         }
       }
-      for (const clang::Stmt* child : at->children()) pending.push_back(child);
-    }
+      return false;
+    });
     written.insert(writes.begin(), writes.end());
   }
 };
@@ -187,13 +179,9 @@ BlockMergeWalk::BlockMergeWalk(KernelText& text, const CallFacts& facts,
   const clang::Stmt* body = function.getBody();
   // The merged components of blockIdx the kernel reads.
   Dims read = 0;
-  std::vector<const clang::Stmt*> pending{body};
   std::vector<const clang::ReturnStmt*> returns;
   std::vector<const clang::Stmt*> barriers, loops;
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
+  any_node(body, [&](const clang::Stmt* at) {
     if (const auto* expr = llvm::dyn_cast<clang::Expr>(at)) {
       const auto component = text.kernel().builtin_component(expr);
       if (component && component->first == Builtin::kBlockIdx) read |= dim_of(component->second);
@@ -203,8 +191,8 @@ BlockMergeWalk::BlockMergeWalk(KernelText& text, const CallFacts& facts,
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
       if (facts.kind(call) == CallKind::kBarrier) barriers.push_back(call);
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+    return false;
+  });
   if (const Dims unread = merged_ & ~read) {
     throw MergeRefusal{refusal(text.kernel().place(&function), text.knob(),
                                "kernel '" + function.getNameAsString() + "' does not read " +
@@ -321,11 +309,7 @@ std::optional<std::string> BlockMergeWalk::fill_guard(const clang::Stmt* node) c
   const std::set<const clang::VarDecl*> own = declared_in(node);
   Dims kept = 0;  // the dimensions some written array has a copy along
   bool fills = false;
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
+  const auto escapes = [&](const clang::Stmt* at) {
     if (const clang::Expr* target = assigned_target(at)) {
       const clang::VarDecl* root = storage_root(target);
       const auto array = arrays_.find(root);
@@ -333,14 +317,15 @@ std::optional<std::string> BlockMergeWalk::fill_guard(const clang::Stmt* node) c
         kept |= array->second;
         fills = true;
       } else if (!root || !own.count(root)) {
-        return std::nullopt;
+        return true;
       }
     }
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
-      if (facts_.kind(call) == CallKind::kEffect) return std::nullopt;
+      if (facts_.kind(call) == CallKind::kEffect) return true;
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+    return false;
+  };
+  if (any_node(node, escapes)) return std::nullopt;
   const Dims once = merged_ & ~kept;
   if (!fills || !once) return std::nullopt;
   std::string guard;
@@ -362,18 +347,14 @@ bool BlockMergeWalk::holds_fill(const clang::Stmt* node) const {
 // all sub-blocks need its value, so the statement cannot be skipped as a whole.
 bool BlockMergeWalk::writes_outer_independent(const clang::Stmt* node) const {
   const std::set<const clang::VarDecl*> own = declared_in(node);
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
+  const auto writes_outer = [&](const clang::Stmt* at) {
     if (const clang::Expr* target = assigned_target(at)) {
       const clang::VarDecl* root = storage_root(target);
       if (root && !is_shared(root) && !own.count(root) && !dep_->dims(root)) return true;
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
-  return false;
+    return false;
+  };
+  return any_node(node, writes_outer);
 }
 
 std::string BlockMergeWalk::body() {

@@ -355,4 +355,16 @@ void CallFacts::check(const clang::FunctionDecl& kernel, const std::vector<Built
   }
 }
 
+bool any_node(const clang::Stmt* root, const std::function<bool(const clang::Stmt*)>& found) {
+  std::vector<const clang::Stmt*> pending{root};
+  while (!pending.empty()) {
+    const clang::Stmt* at = pending.back();
+    pending.pop_back();
+    if (!at) continue;
+    if (found(at)) return true;
+    for (const clang::Stmt* child : at->children()) pending.push_back(child);
+  }
+  return false;
+}
+
 }  // namespace gputune::engine

@@ -4,6 +4,7 @@
 #include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -74,5 +75,9 @@ const clang::Expr* read_glvalue(const clang::Stmt* node);
 // An assignment's or increment's target (`=`, `+=`, `++`, their operator calls); nullptr for
 // any other node.
 const clang::Expr* assigned_target(const clang::Stmt* node);
+
+// Offers `found` every statement and expression under `root` (itself included; a parent
+// before its children) until it returns true; whether it did.
+bool any_node(const clang::Stmt* root, const std::function<bool(const clang::Stmt*)>& found);
 
 }  // namespace gputune::engine

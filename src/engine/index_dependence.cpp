@@ -374,24 +374,21 @@ Dims IndexDependence::dims(const clang::Stmt* node) const {
 }
 
 Dims IndexDependence::replication(const clang::Stmt* node) const {
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
+  const auto needs_every_copy = [&](const clang::Stmt* at) {
     if (const clang::Expr* target = assigned_target(at)) {
       const clang::VarDecl* root = storage_root(target);
       const auto* op = llvm::dyn_cast<clang::BinaryOperator>(at);
       const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(at);
       const bool plain = (op && op->getOpcode() == clang::BO_Assign) ||
                          (call && call->getOperator() == clang::OO_Equal);
-      if (!plain && (!root || !is_private(root))) return source_.merged;
+      if (!plain && (!root || !is_private(root))) return true;
     }
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
-      if (facts_.kind(call) == CallKind::kEffect) return source_.merged;
+      if (facts_.kind(call) == CallKind::kEffect) return true;
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+    return false;
+  };
+  if (any_node(node, needs_every_copy)) return source_.merged;
   return dims(node);
 }
 

@@ -352,15 +352,9 @@ std::string ThreadMergeWalk::dependent_if(const clang::IfStmt* branch, Layer& la
                        " (only `if (...) return;` at the kernel's top level is merged)");
   }
   // Worth predicating: a loop inside would run once for all copies.
-  bool sharing = false;
-  std::vector<const clang::Stmt*> pending{branch->getThen(), branch->getElse()};
-  while (!pending.empty() && !sharing) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
-    if (is_loop(at) && !dep_.control(at)) sharing = true;
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+  const auto loop_inside = [&](const clang::Stmt* at) { return is_loop(at) && !dep_.control(at); };
+  const bool sharing =
+      any_node(branch->getThen(), loop_inside) || any_node(branch->getElse(), loop_inside);
   if (!sharing || branch->getInit() || branch->getConditionVariable()) {
     return replicate(branch, dims, layer, indent);
   }
@@ -393,11 +387,7 @@ std::string ThreadMergeWalk::replicate(const clang::Stmt* node, Dims dims, Layer
                                            std::to_string(text_.kernel().place(node).line) +
                                            "): not every thread of the block would reach it");
   }
-  std::vector<const clang::Stmt*> pending{node};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
+  any_node(node, [&](const clang::Stmt* at) {
     if (const auto* decls = llvm::dyn_cast<clang::DeclStmt>(at)) {
       for (const clang::Decl* decl : decls->decls()) {
         if (decl->hasAttr<clang::CUDASharedAttr>()) {
@@ -406,8 +396,8 @@ std::string ThreadMergeWalk::replicate(const clang::Stmt* node, Dims dims, Layer
         }
       }
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+    return false;
+  });
   ++stats_.replicated;
   std::string out;
   for (int c = 0; c < factors_.count(dims); ++c) {

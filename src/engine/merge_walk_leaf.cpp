@@ -90,18 +90,15 @@ void ThreadMergeWalk::hoistable(const clang::Stmt* node, Dims dims, bool top,
 std::string ThreadMergeWalk::hoist(const clang::Expr* root, Dims dims, Layer& layer,
                                    const std::string& indent) {
   // Moving a load ahead is safe where nothing else in the statement acts before it.
-  std::vector<const clang::Stmt*> pending{root};
-  while (!pending.empty()) {
-    const clang::Stmt* at = pending.back();
-    pending.pop_back();
-    if (!at) continue;
-    if (at != root && assigned_target(at)) return "";
+  const auto acts_before = [&](const clang::Stmt* at) {
+    if (at != root && assigned_target(at)) return true;
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(at)) {
       const CallKind kind = facts_.kind(call);
-      if (kind != CallKind::kPure && kind != CallKind::kReads) return "";
+      if (kind != CallKind::kPure && kind != CallKind::kReads) return true;
     }
-    for (const clang::Stmt* child : at->children()) pending.push_back(child);
-  }
+    return false;
+  };
+  if (any_node(root, acts_before)) return "";
   std::vector<const clang::Expr*> found;
   hoistable(root, dims, assigned_target(root) != nullptr, found);
   std::string out;
