@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "cluster/launcher.h"
 #include "compile/compiler.h"
@@ -422,10 +424,24 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
     out << document.dump(2) << "\n";
     return out.str();
   }
+  // Variants that fail alike (a macro the spec does not define) get one line, not N: the error
+  // once, with how many variants got it and the first of them.
+  std::vector<std::pair<std::string, std::vector<const Measurement*>>> errors;
   for (const auto& m : outcome.compiled) {
     if (m.status == Status::kOk) continue;
-    out << "compile error: " << config_text(m.config) << ": "
-        << (diagnostics ? "\n" + m.message : first_error_line(m.message)) << "\n";
+    const std::string error = diagnostics ? "\n" + m.message : first_error_line(m.message);
+    auto same = std::find_if(errors.begin(), errors.end(),
+                             [&error](const auto& e) { return e.first == error; });
+    if (same == errors.end()) same = errors.insert(errors.end(), {error, {}});
+    same->second.push_back(&m);
+  }
+  for (const auto& [error, variants] : errors) {
+    if (variants.size() == 1) {
+      out << "compile error: " << config_text(variants.front()->config) << ": " << error << "\n";
+    } else {
+      out << "compile error, the same in " << variants.size() << " variants (the first "
+          << config_text(variants.front()->config) << "): " << error << "\n";
+    }
   }
   if (diagnostics) out << format_warnings(outcome.compiled);
   // A cancelled run must not read as a complete one (a CI step stopped by Ctrl-C).
