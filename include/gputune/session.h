@@ -115,6 +115,7 @@ struct SearchOutcome {
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant
   uint64_t planned = 0;               // the variants it set out to compile (--budget)
+  bool planned_estimated = false;     // a space too large to count: `planned` is from a sample
   size_t compile_failures() const;
   // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
   bool measuring_rank = false;

@@ -10,6 +10,7 @@
 #include "compile/compiler.h"
 #include "compile/compiler_log.h"
 #include "compile/cubin_symbols.h"
+#include "core/text.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -158,11 +159,17 @@ std::vector<std::string> nvrtc_architectures() {
 }
 
 void check_architecture(const std::string& arch, const std::string& option) {
-  static const std::regex kArch("(sm|compute)_([0-9]+)[af]?");
   const std::vector<std::string> supported = nvrtc_architectures();
-  std::smatch m;
-  if (std::regex_match(arch, m, kArch) &&
-      std::find(supported.begin(), supported.end(), "sm_" + m[2].str()) != supported.end()) {
+  // "sm_90", "compute_90", "sm_90a", "sm_100f": scanned by hand (no std::regex over input,
+  // which recurses per character: docs/reliability.md).
+  const size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : arch.rfind("compute_", 0) == 0 ? 8 : 0;
+  const size_t digits_end = prefix > 0 ? skip_digits(arch, prefix) : 0;
+  const bool shaped =
+      digits_end > prefix &&
+      (digits_end == arch.size() ||
+       (digits_end + 1 == arch.size() && (arch[digits_end] == 'a' || arch[digits_end] == 'f')));
+  if (shaped && std::find(supported.begin(), supported.end(),
+                          "sm_" + arch.substr(prefix, digits_end - prefix)) != supported.end()) {
     return;
   }
   std::string list;

@@ -135,9 +135,9 @@ TEST_F(ClusterCli, PlanDealsWorkloadsToShardsDeterministically) {
   EXPECT_NE(bad.err.find("--commands 2"), std::string::npos) << bad.err;
 }
 
-// A space of 199^4 (1.6x10^9) configs: plan, list and select walked the whole product (minutes
-// on 7.4x10^8), and plan said "0 configs" above 2^24. They answer at once, with estimated
-// counts that say so.
+// A space of 199^4 (1.6x10^9) configs: plan, list, select and compile-only walked the whole
+// product (minutes on 7.4x10^8), and plan said "0 configs" above 2^24. They answer at once,
+// with estimated counts that say so.
 TEST_F(ClusterCli, AHugeSpaceIsCountedFromASampleNotWalked) {
   std::string values;
   for (int v = 1; v < 200; ++v) values += (values.empty() ? "" : ", ") + std::to_string(v);
@@ -174,7 +174,14 @@ TEST_F(ClusterCli, AHugeSpaceIsCountedFromASampleNotWalked) {
   const auto selected = run_gputune("select " + spec + " --db " + file("none.db") +
                                     " --device-name 'NVIDIA H100' --cc 9.0 --sm-count 132");
   EXPECT_EQ(selected.exit_code, 0) << selected.err;
+  // compile-only asks for a budget before compiling so many, without counting them one by one.
+  const auto unasked = run_gputune("search " + spec + " --compile-only --arch sm_90");
+  EXPECT_EQ(unasked.exit_code, 64) << unasked.err;
+  EXPECT_NE(unasked.err.find("about "), std::string::npos) << unasked.err;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  const auto first = run_gputune("search " + spec + " --compile-only --arch sm_90 --budget 2 -j 2");
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("2 variants compiled for sm_90"), std::string::npos) << first.out;
 }
 
 }  // namespace
