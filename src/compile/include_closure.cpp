@@ -18,34 +18,135 @@ namespace fs = std::filesystem;
 struct Directive {
   std::string name;  // empty: a computed include
   bool quoted = false;
+  bool next = false;  // #include_next: any folder of the search may hold the file read
 };
 
-// The #include (and #include_next) lines of a source, over-approximated: lines inside comments
-// or #if 0 count too.
-std::vector<Directive> include_directives(const std::string& source) {
-  std::vector<Directive> out;
-  std::istringstream lines(source);
-  for (std::string line; std::getline(lines, line);) {
-    size_t at = skip_spaces(line, 0);
-    if (at >= line.size() || line[at] != '#') continue;
-    at = skip_spaces(line, at + 1);
-    if (line.compare(at, 7, "include") != 0) continue;
-    at += 7;
-    if (line.compare(at, 5, "_next") == 0) at += 5;
-    if (at < line.size() &&
-        (std::isalnum(static_cast<unsigned char>(line[at])) || line[at] == '_')) {
-      continue;  // "#includes", not a directive
-    }
-    at = skip_spaces(line, at);
-    Directive d;
-    if (at < line.size() && (line[at] == '"' || line[at] == '<')) {
-      const size_t close = line.find(line[at] == '"' ? '"' : '>', at + 1);
-      if (close != std::string::npos) {
-        d.quoted = line[at] == '"';
-        d.name = line.substr(at + 1, close - at - 1);
+// Translation phase 2: a backslash at a line's end joins it to the next (a line "#\\" followed
+// by "include <x>" is a directive).
+std::string spliced(const std::string& source) {
+  std::string out;
+  out.reserve(source.size());
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\\') {
+      size_t j = i + 1;
+      if (j < source.size() && source[j] == '\r') ++j;
+      if (j < source.size() && source[j] == '\n') {
+        i = j;
+        continue;
       }
     }
-    out.push_back(std::move(d));
+    out += source[i];
+  }
+  return out;
+}
+
+// Translation phase 3: each comment is one space ("#/*", a line end, "*/include <x>" is a
+// directive). String and character literals are kept and end at their line's end at the latest,
+// so that a stray quote (a digit separator, an apostrophe in #if 0 text) hides no more than the
+// rest of its line.
+std::string without_comments(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (quote != 0) {
+      out += c;
+      if (c == '\\' && next != '\n' && next != '\0') {
+        out += next;
+        ++i;
+      } else if (c == quote || c == '\n') {
+        quote = 0;
+      }
+    } else if (c == '/' && next == '/') {
+      out += ' ';
+      const size_t end = text.find('\n', i);
+      if (end == std::string::npos) break;
+      i = end - 1;
+    } else if (c == '/' && next == '*') {
+      out += ' ';
+      const size_t end = text.find("*/", i + 2);
+      if (end == std::string::npos) break;
+      i = end + 1;
+    } else {
+      if (c == '"' || c == '\'') quote = c;
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Spaces, and comments that close on the same line.
+size_t skip_blanks(const std::string& line, size_t at) {
+  for (;;) {
+    at = skip_spaces(line, at);
+    if (line.compare(at, 2, "/*") != 0) return at;
+    const size_t end = line.find("*/", at + 2);
+    if (end == std::string::npos) return at;
+    at = end + 2;
+  }
+}
+
+// The header name at `at` ("name" or <name>) into `d`; false where there is none.
+bool header_name(const std::string& line, size_t at, Directive* d) {
+  if (at >= line.size() || (line[at] != '"' && line[at] != '<')) return false;
+  const size_t close = line.find(line[at] == '"' ? '"' : '>', at + 1);
+  if (close == std::string::npos) return false;
+  d->quoted = line[at] == '"';
+  d->name = line.substr(at + 1, close - at - 1);
+  return true;
+}
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The directives of one logical line: #include, #include_next and #import ('#' or '%:'), and
+// each __has_include(...) / __has_include_next(...) lookup, whose answer changes the code as
+// much as an include does.
+void line_directives(const std::string& line, std::vector<Directive>* out) {
+  size_t at = skip_blanks(line, 0);
+  size_t hash = 0;
+  if (line.compare(at, 1, "#") == 0) hash = 1;
+  if (line.compare(at, 2, "%:") == 0) hash = 2;
+  if (hash != 0) {
+    at = skip_blanks(line, at + hash);
+    const size_t word_end = skip_identifier_chars(line, at);
+    const std::string word = line.substr(at, word_end - at);
+    if (word == "include" || word == "include_next" || word == "import") {
+      Directive d;
+      d.next = word == "include_next";
+      header_name(line, skip_blanks(line, word_end), &d);
+      out->push_back(std::move(d));
+    }
+  }
+  static const std::string kLookup = "__has_include";
+  for (size_t found = line.find(kLookup); found != std::string::npos;
+       found = line.find(kLookup, found + 1)) {
+    if (found > 0 && identifier_char(line[found - 1])) continue;
+    size_t end = found + kLookup.size();
+    Directive d;
+    if (line.compare(end, 5, "_next") == 0) {
+      end += 5;
+      d.next = true;
+    }
+    if (end < line.size() && identifier_char(line[end])) continue;
+    end = skip_blanks(line, end);
+    // Without '(' it asks whether __has_include exists (#ifdef __has_include): no lookup.
+    if (end >= line.size() || line[end] != '(') continue;
+    header_name(line, skip_blanks(line, end + 1), &d);
+    out->push_back(std::move(d));
+  }
+}
+
+// The directives of a source, over-approximated: read both with comments removed and with the
+// lines as written (a comment may open inside a raw string), and inside #if 0 too.
+std::vector<Directive> include_directives(const std::string& source) {
+  std::vector<Directive> out;
+  const std::string text = spliced(source);
+  const std::string uncommented = without_comments(text);
+  for (const std::string* version : {&text, &uncommented}) {
+    std::istringstream lines(*version);
+    for (std::string line; std::getline(lines, line);) line_directives(line, &out);
   }
   return out;
 }
@@ -59,26 +160,31 @@ class Walker {
     for (const Directive& d : include_directives(text)) {
       if (!out_->complete) return;
       if (d.name.empty()) {
-        incomplete("a computed #include (#include MACRO) names no file the cache can read");
+        incomplete(
+            "a computed #include or __has_include (a macro, not \"file\" or <file>) names no "
+            "file the cache can read");
         return;
       }
       std::vector<std::string> search;
       if (d.quoted) search.push_back(folder);
       search.insert(search.end(), folders_.begin(), folders_.end());
-      file(d.name, search);
+      file(d.name, search, d.next);
     }
   }
 
-  // The first folder that holds `name`; the fingerprint notes a name none holds.
-  void file(const std::string& name, const std::vector<std::string>& search) {
+  // The first folder that holds `name` (every one with `all`: #include_next continues after
+  // the folder of the file that says it); the fingerprint notes a name none holds.
+  void file(const std::string& name, const std::vector<std::string>& search, bool all = false) {
+    bool found = false;
     for (const std::string& folder : search) {
       const fs::path candidate = (fs::path(folder) / name).lexically_normal();
       std::error_code error;
       if (!fs::is_regular_file(candidate, error)) continue;
       read(candidate);
-      return;
+      found = true;
+      if (!all) return;
     }
-    out_->fingerprint += "absent " + name + "\n";
+    if (!found) out_->fingerprint += "absent " + name + "\n";
   }
 
   void read(const fs::path& path) {

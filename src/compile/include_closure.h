@@ -3,8 +3,11 @@
 // lines name (quoted or angled, recursively), resolved in NVRTC's order (a quoted name beside
 // the including file first, then each --include-path / -I folder; the main source's folder is
 // the working folder), with --pre-include files. NVRTC reports no dependency list (13.0 has no
-// -M option), so the lines are read here; every #include counts, also one under #if, which can
-// only make the key change more often than needed.
+// -M option), so the text is read here, over-approximating what the preprocessor does: lines
+// joined by a backslash, comments anywhere in a directive, '%:' for '#', #include_next (every
+// folder that holds the name), #import, and the names __has_include(...) looks up (a file
+// appearing there changes the code as much as one included). Every directive counts, also one
+// under #if or in a comment, which can only make the key change more often than needed.
 #include <string>
 
 #include "compile/compiler.h"
