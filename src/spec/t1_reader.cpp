@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "gputune/error.h"
 #include "spec/spec_check.h"
+#include "spec/t1_fill.h"
 #include "spec/t1_json_locations.h"
 #include "spec/t1_values.h"
 
@@ -133,6 +134,7 @@ class T1Reader {
   void read_problem(const json& kernel, Spec* spec);
   void read_parameters(const json& space, Spec* spec);
   void read_arguments(const json& kernel, Spec* spec);
+  void read_references(const json& kernel, Spec* spec);
   void read_argument(const json& item, const std::string& pointer, ArgumentSpec* arg);
   void read_launch(const json& kernel, Spec* spec);
   void read_budget(const json& root, Spec* spec);
@@ -377,28 +379,56 @@ void T1Reader::read_argument(const json& item, const std::string& pointer, Argum
   // without one it is poisoned, so that every element must be written.
   arg->initialised = output && (item.contains("FillType") || item.contains("FillValue"));
   if (output && !arg->initialised) return;
-  std::string fill = "Random";
-  if (item.contains("FillType")) fill = string_at(item.at("FillType"), pointer + "/FillType");
-  double fill_value = 1;
-  if (item.contains("FillValue")) {
-    const json& v = item.at("FillValue");
-    if (!v.is_number()) fail(pointer + "/FillValue", what + " FillValue must be a number");
-    fill_value = v.get<double>();
+  read_t1_fill(item, pointer, where_, path_, what, arg);
+}
+
+// ReferenceArguments: each names an output (TargetName, else Name) and fills its expected
+// contents as an argument is filled; every variant, the baseline included, is checked
+// against them instead of against the baseline's outputs.
+void T1Reader::read_references(const json& kernel, Spec* spec) {
+  const std::string at = "/KernelSpecification/ReferenceArguments";
+  if (!kernel.contains("ReferenceArguments") || kernel.at("ReferenceArguments").is_null()) return;
+  const json& references = kernel.at("ReferenceArguments");
+  if (!references.is_array()) fail(at, "ReferenceArguments must be a list");
+  std::vector<std::string> outputs;
+  for (const ArgumentSpec& arg : spec->arguments) {
+    if (arg.output) outputs.push_back(arg.name);
   }
-  if (fill == "Constant") {
-    arg->fill = fill_value == 0 ? Fill::kZeros : Fill::kConstant;
-    arg->fill_value = fill_value;
-  } else if (fill == "Random") {
-    arg->fill = Fill::kRandom;
-    arg->fill_low = 0;
-    arg->fill_high = fill_value;
-    if (item.contains("RandomSeed") && item.at("RandomSeed").is_number_unsigned()) {
-      arg->seed = item.at("RandomSeed").get<uint64_t>();
+  for (size_t i = 0; i < references.size(); ++i) {
+    const std::string pointer = at + "/" + std::to_string(i);
+    const json& item = references[i];
+    if (!item.is_object()) fail(pointer, "a reference argument must be an object");
+    const char* key = item.contains("TargetName") ? "TargetName" : "Name";
+    const std::string target = string_at(
+        member(item, pointer, key, "the Name of the output it holds the expected contents of"),
+        pointer + "/" + key);
+    auto output = std::find_if(spec->arguments.begin(), spec->arguments.end(),
+                               [&](const ArgumentSpec& arg) { return arg.name == target; });
+    if (output == spec->arguments.end() || !output->output) {
+      fail(pointer + "/" + key,
+           "reference argument " + std::to_string(i) + " is for '" + target + "', which is " +
+               (output == spec->arguments.end() ? "not an argument" : "not an output") +
+               suggestion(target, outputs) + "; expected one of the outputs: " +
+               (outputs.empty() ? "this file has none (AccessType WriteOnly or \"Output\": 1)"
+                                : join(outputs)));
     }
-  } else {
-    fail(pointer + "/FillType", what + " FillType '" + fill +
-                                    "' is not supported; expected Constant or Random (for data "
-                                    "from a file, write a YAML spec)");
+    if (output->reference_fill) {
+      fail(pointer + "/" + key,
+           "a second reference argument for '" + target + "'; expected one per output");
+    }
+    if (item.contains("Type")) {
+      ElementType element{};
+      const std::string type = string_at(item.at("Type"), pointer + "/Type");
+      if (!element_type_of(type, &element) || element.type != output->type) {
+        fail(pointer + "/Type", "reference argument for '" + target + "' has type '" + type +
+                                    "'; expected the output's, " + type_name(output->type));
+      }
+    }
+    auto reference = std::make_shared<ArgumentSpec>(*output);
+    reference->where = where_.at(pointer);
+    read_t1_fill(item, pointer, where_, path_, "reference argument for '" + target + "'",
+                 reference.get());
+    output->reference_fill = std::move(reference);
   }
 }
 
@@ -523,7 +553,8 @@ void T1Reader::read_search(const json& root, Spec* spec) {
 Spec T1Reader::read() {
   json root;
   try {
-    root = json::parse(text_);
+    // Comments are allowed: the check a search changed is one (gputune/spec.h override_check).
+    root = json::parse(text_, nullptr, true, true);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     throw Error(ErrorCode::kSpec, path_ + ": invalid JSON (" + std::string(e.what()) +
                                       "); expected a T1 tuning-problem file");
@@ -536,10 +567,6 @@ Spec T1Reader::read() {
     }
   }
   const json& kernel = root.at("KernelSpecification");
-  reject_unmappable(kernel, "/KernelSpecification",
-                    {{"ReferenceArguments",
-                      "outputs are checked against the default configuration's output; remove "
-                      "it, or give reference data in a YAML spec"}});
   Spec spec;
   spec.path = path_;
   spec.text = text_;
@@ -552,6 +579,7 @@ Spec T1Reader::read() {
     read_problem(kernel, &spec);
     read_parameters(root.at("ConfigurationSpace"), &spec);
     read_arguments(kernel, &spec);
+    read_references(kernel, &spec);
     read_launch(kernel, &spec);
     read_budget(root, &spec);
     read_search(root, &spec);
