@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "gputune/error.h"
 #include "spec/spec_check.h"
 #include "spec/t1_fill.h"
+#include "spec/t1_grid.h"
 #include "spec/t1_json_locations.h"
 #include "spec/t1_values.h"
 
@@ -137,6 +139,8 @@ class T1Reader {
   void read_references(const json& kernel, Spec* spec);
   void read_argument(const json& item, const std::string& pointer, ArgumentSpec* arg);
   void read_launch(const json& kernel, Spec* spec);
+  std::vector<ExprText> divided_grid_of(const json& kernel, const Spec& spec,
+                                        const std::vector<ExprText>& global_grid) const;
   void read_budget(const json& root, Spec* spec);
   void read_search(const json& root, Spec* spec);
 
@@ -464,8 +468,17 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
                                      "' is not supported; expected CUDA (GlobalSize is the grid) "
                                      "or OpenCL (GlobalSize counts threads)");
   }
-  const json& global = member(kernel, at, "GlobalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  // BAT's runners launch a file with ProblemSize from it and the grid divisors, not GlobalSize.
+  const bool divided = kernel.contains("ProblemSize") &&
+                       (kernel.contains("GridDivX") || kernel.contains("GridDivY") ||
+                        !kernel.contains("GlobalSize"));
   const json& local = member(kernel, at, "LocalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  const json no_global = json::object();
+  const json& global =
+      divided && !kernel.contains("GlobalSize")
+          ? no_global
+          : member(kernel, at, "GlobalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  std::vector<ExprText> global_grid;
   for (const char* axis : {"X", "Y", "Z"}) {
     const bool in_global = global.contains(axis), in_local = local.contains(axis);
     if (!in_global && !in_local) break;
@@ -475,9 +488,10 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
     std::string grid = in_global ? expression_at(global.at(axis), g_pointer) : "1";
     if (size_type == "OpenCL") grid = "ceil((" + grid + ") / (" + block + "))";
     launch.block.push_back({block, where_.at(l_pointer)});
-    launch.grid.push_back({grid, where_.at(g_pointer)});
+    global_grid.push_back({grid, where_.at(g_pointer)});
   }
   if (launch.block.empty()) fail(at + "/LocalSize", "LocalSize has no X; expected at least X");
+  launch.grid = divided ? divided_grid_of(kernel, *spec, global_grid) : global_grid;
   if (kernel.contains("SharedMemory")) {
     const json& shared = kernel.at("SharedMemory");
     if (!(shared.is_number() && shared.get<double>() == 0)) {
@@ -487,6 +501,72 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
   }
   spec->launches_where = where_.at(at);
   spec->launches.push_back(std::move(launch));
+}
+
+// The grid from ProblemSize and GridDivX/GridDivY, as Kernel Tuner computes it from
+// problem_size and grid_div_x/y: a divisor list of parameter expressions per axis, null or
+// absent meaning block_size_x/y/z where the file has that parameter. A GlobalSize that gives
+// another grid at the Defaults is a warning: the grid follows the divisors.
+std::vector<ExprText> T1Reader::divided_grid_of(const json& kernel, const Spec& spec,
+                                                const std::vector<ExprText>& global_grid) const {
+  const std::string at = "/KernelSpecification";
+  std::vector<std::string> problem_names;
+  for (const auto& [name, text] : spec.problem) problem_names.push_back(name);
+  if (problem_names.size() > 3) {
+    fail(at + "/ProblemSize", "ProblemSize has " + std::to_string(problem_names.size()) +
+                                  " entries and the grid comes from it (GridDivX/GridDivY); "
+                                  "expected at most 3, one per grid dimension");
+  }
+  std::vector<ExprText> grid;
+  const char* kAxes[] = {"X", "Y", "Z"};
+  const char* kBlockNames[] = {"block_size_x", "block_size_y", "block_size_z"};
+  for (size_t d = 0; d < problem_names.size(); ++d) {
+    const std::string key = std::string("GridDiv") + kAxes[d];
+    const std::string pointer = at + "/" + key;
+    std::vector<std::string> divisors;
+    if (kernel.contains(key) && !kernel.at(key).is_null()) {
+      const json& list = kernel.at(key);
+      if (!list.is_array()) fail(pointer, key + " must be a list of parameter expressions");
+      for (size_t i = 0; i < list.size(); ++i) {
+        divisors.push_back(expression_at(list[i], pointer + "/" + std::to_string(i)));
+      }
+    } else {
+      for (const ParameterSpec& parameter : spec.parameters) {
+        if (parameter.name == kBlockNames[d]) divisors.push_back(parameter.name);
+      }
+    }
+    const std::string problem_pointer =
+        at + "/ProblemSize" +
+        (problem_names.size() > 1 || problem_names[0] != "ProblemSize" ? "/" + std::to_string(d)
+                                                                       : "");
+    grid.push_back({divided_grid(problem_names[d], divisors),
+                    where_.at(kernel.contains(key) ? pointer : problem_pointer)});
+  }
+  if (global_grid.empty() || !kernel.contains("GlobalSize")) return grid;
+  const std::optional<std::vector<double>> from_global = at_baseline(spec, global_grid);
+  const std::optional<std::vector<double>> from_divisors = at_baseline(spec, grid);
+  auto padded = [](std::vector<double> v) {
+    v.resize(3, 1);
+    return v;
+  };
+  if (from_global && from_divisors && padded(*from_global) != padded(*from_divisors)) {
+    auto text = [](const std::vector<double>& v) {
+      std::string out;
+      for (double x : v) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%g", x);
+        out += (out.empty() ? "" : ", ") + std::string(number);
+      }
+      return "(" + out + ")";
+    };
+    std::cerr << "gputune: warning: " << where_.at(at + "/GlobalSize").str()
+              << ": GlobalSize gives the grid " << text(*from_global)
+              << " at the Defaults, but ProblemSize with the grid divisors gives "
+              << text(*from_divisors)
+              << "; the grid is taken from ProblemSize and GridDivX/GridDivY, as BAT's runners "
+                 "do\n";
+  }
+  return grid;
 }
 
 // The schema's Budget is a list; BAT writes one object. The first budget of each kind counts.
