@@ -469,9 +469,9 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
                                      "or OpenCL (GlobalSize counts threads)");
   }
   // BAT's runners launch a file with ProblemSize from it and the grid divisors, not GlobalSize.
-  const bool divided = kernel.contains("ProblemSize") &&
-                       (kernel.contains("GridDivX") || kernel.contains("GridDivY") ||
-                        !kernel.contains("GlobalSize"));
+  const bool divided =
+      !spec->problem.empty() && (kernel.contains("GridDivX") || kernel.contains("GridDivY") ||
+                                 !kernel.contains("GlobalSize"));
   const json& local = member(kernel, at, "LocalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
   const json no_global = json::object();
   const json& global =
