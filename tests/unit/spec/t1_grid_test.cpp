@@ -84,7 +84,7 @@ TEST_F(T1Grid, AGlobalSizeThatDisagreesIsAWarningAndTheDivisorsWin) {
   const std::string warning = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(contains(warning, "k.json:")) << warning;
   EXPECT_TRUE(contains(warning,
-                       "GlobalSize gives the grid (1000) at the Defaults, but "
+                       "GlobalSize gives the grid (1000, 1) at the Defaults, but "
                        "ProblemSize with the grid divisors gives (16)"))
       << warning;
   EXPECT_EQ(spec.launches[0].grid[0].text, "ceil((ProblemSize_0) / ((block_size_x)))");
