@@ -9,8 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "cluster/launcher.h"
+#include "compile/compiler.h"
 #include "compile/compiler_log.h"
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
@@ -325,6 +328,8 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     throw Error(ErrorCode::kUsage, "--profiler " + request.profiler +
                                        ": expected cupti, ncu or auto (CUPTI, else ncu)");
   }
+  // Before anything compiles: a typo is one usage error, not one NVRTC error per variant.
+  check_architecture(request.arch, "--arch");
   if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
   if (!request.replay.empty()) {
@@ -421,17 +426,42 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
                                {"compiled", outcome.compiled.size()},
                                {"failed", failed},
                                {"failures", failures}};
+    if (outcome.interrupted) {
+      document["interrupted"] = true;
+      document["variants"] = outcome.problem.variants;
+    }
     if (!warnings.empty()) document["warnings"] = warnings;
     if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
     out << document.dump(2) << "\n";
     return out.str();
   }
+  // Variants that fail alike (a macro the spec does not define) get one line, not N: the error
+  // once, with how many variants got it and the first of them.
+  std::vector<std::pair<std::string, std::vector<const Measurement*>>> errors;
   for (const auto& m : outcome.compiled) {
     if (m.status == Status::kOk) continue;
-    out << "compile error: " << config_text(m.config) << ": "
-        << (diagnostics ? "\n" + m.message : first_error_line(m.message)) << "\n";
+    const std::string error = diagnostics ? "\n" + m.message : first_error_line(m.message);
+    auto same = std::find_if(errors.begin(), errors.end(),
+                             [&error](const auto& e) { return e.first == error; });
+    if (same == errors.end()) same = errors.insert(errors.end(), {error, {}});
+    same->second.push_back(&m);
+  }
+  for (const auto& [error, variants] : errors) {
+    if (variants.size() == 1) {
+      out << "compile error: " << config_text(variants.front()->config) << ": " << error << "\n";
+    } else {
+      out << "compile error, the same in " << variants.size() << " variants (the first "
+          << config_text(variants.front()->config) << "): " << error << "\n";
+    }
   }
   if (diagnostics) out << format_warnings(outcome.compiled);
+  // A cancelled run must not read as a complete one (a CI step stopped by Ctrl-C).
+  if (outcome.interrupted) {
+    out << "interrupted: " << outcome.compiled.size() << " of " << outcome.problem.variants
+        << " variants compiled for " << outcome.arch << " before the stop, " << failed
+        << " failed\n";
+    return out.str();
+  }
   out << outcome.compiled.size() << " variants compiled for " << outcome.arch << ", " << failed
       << " failed\n"
       << pruned_text(outcome.problem.pruned);
