@@ -28,6 +28,7 @@
 #include "model/cost_model.h"
 #include "model/features.h"
 #include "replay/replay.h"
+#include "replay_bench.h"
 #include "search/prior.h"
 #include "search/pruned_space.h"
 #include "strategy/model_strategy.h"
@@ -58,33 +59,6 @@ struct Loaded {
   PriorKey kernel;
   double best = 0;  // the recorded best of the valid configs
 };
-
-std::string command_output(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-    pclose(pipe);
-  }
-  return out;
-}
-
-std::string today() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
-  return text;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream out;
-  out.precision(digits);
-  out << std::fixed << v;
-  return out.str();
-}
 
 Recording read_recording(const std::string& path, const fs::path& scratch) {
   if (path.size() < 3 || path.substr(path.size() - 3) != ".xz") return load_recording(path);
@@ -154,12 +128,6 @@ std::pair<size_t, double> model_to_best(const StrategyContext& context, const Lo
     strategy.observe(results);
   }
   return {options.cap + 1, seconds};
-}
-
-template <typename T>
-T median(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? T() : v[v.size() / 2];
 }
 
 struct Row {
@@ -250,10 +218,6 @@ Row measure(const Loaded& target, const std::vector<const Loaded*>& priors, size
   return row;
 }
 
-std::string evaluations(size_t value, size_t cap) {
-  return value > cap ? ">" + std::to_string(cap) : std::to_string(value);
-}
-
 int run_bench(const Options& options) {
   std::vector<std::string> paths = options.recordings;
   if (paths.empty()) {
@@ -340,11 +304,9 @@ int run_bench(const Options& options) {
     }
   }
 
-  const std::string commit = command_output(std::string("git -C '") + GPUTUNE_SOURCE_DIR +
-                                            "' rev-parse --short HEAD 2>/dev/null");
   std::ostringstream report;
   report << "\n## Pruning by the prior, replayed (gputune_prune_bench), " << today() << ", commit "
-         << (commit.empty() ? "unknown\n" : commit.substr(0, commit.size() - 1)) << "\n\n";
+         << source_commit(GPUTUNE_SOURCE_DIR) << "\n\n";
   report << "Each recording is the workload searched, other recordings of the same kernel its "
             "prior data (one, every pair, all; and each of the same kernel version cut to "
          << options.partial

@@ -20,7 +20,8 @@ example asks).
         [--only matmul,expdist] [--out $OUT]
     python3 kt_examples.py --examples DIR --dry-run    # capture and translate only (no GPU)
 
-Run it on the GPU machine through bench/kt_compare/examples.sh (README.md beside this file).
+Run it on the GPU machine through `bash bench/kt_compare/run.sh examples` (README.md beside this
+file).
 """
 
 import argparse
