@@ -155,5 +155,26 @@ TEST(CliExits, IdenticalCompileErrorsAreSummarisedOnce) {
   EXPECT_EQ(nlohmann::json::parse(json.out)["failures"].size(), 25u);
 }
 
+TEST(CliExits, CompileOnlyFollowsTheBudgetAndRefusesAStrategyThatNeedsMeasurements) {
+  TempSpec spec(5, "out[i] = out[i] * (A + B);");
+  CommandResult some = run_gputune("search " + spec.spec() + " --compile-only -q --budget 7");
+  EXPECT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_TRUE(contains(some.out, "7 variants compiled for sm_90, 0 failed")) << some.out;
+  CommandResult model =
+      run_gputune("search " + spec.spec() + " --compile-only -q --strategy model");
+  EXPECT_EQ(model.exit_code, 64) << model.err;
+  EXPECT_TRUE(contains(model.err, "--strategy model with --compile-only")) << model.err;
+  CommandResult timed = run_gputune("search " + spec.spec() + " --compile-only -q --budget 10m");
+  EXPECT_EQ(timed.exit_code, 64) << timed.err;
+  EXPECT_TRUE(contains(timed.err, "expected a number of variants")) << timed.err;
+  // 400 x 400 = 160000 valid variants: more than compile-only takes without being asked.
+  TempSpec huge(400, "out[i] = out[i] * (A + B);");
+  CommandResult all = run_gputune("search " + huge.spec() + " --compile-only -q");
+  EXPECT_EQ(all.exit_code, 64) << all.err;
+  EXPECT_TRUE(contains(all.err, "160000 valid variants: --compile-only compiles every one"))
+      << all.err;
+  EXPECT_TRUE(all.out.empty()) << all.out;
+}
+
 }  // namespace
 }  // namespace gputune
