@@ -10,6 +10,7 @@
 
 #include "compile/compiler_log.h"
 #include "core/config_codec.h"
+#include "gputune/json_text.h"
 
 namespace gputune {
 
@@ -357,7 +358,7 @@ std::string format_json(const Report& report, size_t top) {
       j["search"]["gpu_idle_share"] = idle;
     }
   }
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 }  // namespace gputune
