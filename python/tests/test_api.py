@@ -275,6 +275,27 @@ def replayed(tmp_path):
     return gputune.tune(**kwargs), db
 
 
+def test_a_recording_without_hash_lines_replays_only_when_asked(repo, tmp_path):
+    """Nothing ties such a recording to its spec: the front ends refuse it alike unless the
+    caller names the risk (--replay-unverified, replay_unverified=True)."""
+    shipped = os.path.join(repo, "db", "recordings", "transpose_n_4096_NVIDIA_H200.csv")
+    lines = []
+    with open(shipped) as f:
+        text = f.read()
+    for line in text.splitlines():
+        if line.startswith("# spec_path: "):
+            line = "# spec_path: " + os.path.join(repo, line[len("# spec_path: "):])
+        if not line.startswith(("# spec_hash:", "# measurement_hash:")):
+            lines.append(line)
+    recording = tmp_path / "unhashed.csv"
+    recording.write_text("\n".join(lines) + "\n")
+    with pytest.raises(gputune.UsageError, match="replay_unverified=True"):
+        gputune.search(replay=recording, strategy="random", budget=3, progress=False)
+    r = gputune.search(replay=recording, strategy="random", budget=3, progress=False,
+                       replay_unverified=True)
+    assert r.kind == "search" and len(r.df) >= 3
+
+
 def test_replayed_search_fills_a_database(replayed):
     r, db = replayed
     assert r.kind == "search" and not r.interrupted
