@@ -316,6 +316,23 @@ def test_replayed_search_fills_a_database(replayed):
     assert h.elapsed_s.is_monotonic_increasing
 
 
+def test_stored_text_that_is_not_utf8_reads_replaced(replayed, tmp_path):
+    """A database from elsewhere may hold names that are not UTF-8: they read with U+FFFD,
+    as the command line's JSON writes them (a UnicodeDecodeError before)."""
+    import shutil
+    import sqlite3
+    _, db = replayed
+    copy = tmp_path / "foreign.db"
+    shutil.copy(db, copy)
+    with sqlite3.connect(copy) as connection:
+        connection.execute("UPDATE devices SET name = CAST(x'4e5649444941ff' AS TEXT)")
+        connection.execute("UPDATE specs SET path = CAST(x'2f746d702f6361e92e79616d6c' AS TEXT)")
+    listing = gputune.workloads(str(copy))
+    assert list(listing.device) == ["NVIDIA\ufffd"]
+    assert list(listing.spec) == ["/tmp/ca\ufffd.yaml"]
+    assert gputune.load(str(copy)).device["name"] == "NVIDIA\ufffd"
+
+
 def test_load_reads_what_the_store_wrote(replayed, tmp_path):
     r, db = replayed
     listing = gputune.workloads(str(db))
