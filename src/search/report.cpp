@@ -10,6 +10,7 @@
 
 #include "compile/compiler_log.h"
 #include "core/config_codec.h"
+#include "gputune/json_text.h"
 #include "search/search_bound.h"
 
 namespace gputune {
@@ -418,7 +419,7 @@ std::string format_json(const Report& report, size_t top) {
                     {"text", bound.text}};
     }
   }
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 }  // namespace gputune

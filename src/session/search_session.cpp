@@ -18,6 +18,7 @@
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "process/compile_pool.h"
 #include "process/gpu_list.h"
@@ -463,7 +464,7 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
     }
     if (!warnings.empty()) document["warnings"] = warnings;
     if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
-    out << document.dump(2) << "\n";
+    out << json_text(document, 2) << "\n";
     return out.str();
   }
   // Variants that fail alike (a macro the spec does not define) get one line, not N: the error

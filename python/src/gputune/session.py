@@ -75,7 +75,7 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
         no_prior=None, no_prune=None, prune_above=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
         sampling=None, compile_only=None, arch=None, replay=None, shard=None, profiler=None,
-        progress=True, what="search", check=None):
+        progress=True, what="search", check=None, replay_unverified=None):
     """One search through the core; the arguments are search()'s. check: tune()'s judge of
     each variant's outputs (tuning._check_function)."""
     options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
@@ -94,6 +94,8 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
         options["budget"] = _budget(budget)
     if replay is not None:
         options["replay"] = os.fspath(replay)
+    if replay_unverified:
+        options["replay_unverified"] = True
     if device is not None:
         options.update(_device_options(device))
     options.update(_cache_options(cache, cache_dir, no_cache))
@@ -118,7 +120,7 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
            no_prior=None, no_prune=None, prune_above=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
            sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None,
            replay=None, jobs=None, cache=True, cache_dir=None, no_cache=None, shard=None,
-           profiler=None, progress=True):
+           profiler=None, progress=True, replay_unverified=None):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
     Every option of ``gputune search`` is here with the same meaning and default (None: the
@@ -126,7 +128,9 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     (100 evaluations, "10m", "none"), seed: None keeps the spec's. compile_only: only compile
     every variant for ``arch`` (no GPU needed). replay: a recording (CSV) or a database to
     answer from instead of the GPU; a recording carries its spec (spec=None uses it), a
-    database needs the spec. db: None stores in gputune.db, or, with replay, nowhere.
+    database needs the spec; replay_unverified=True replays a recording without a spec or
+    measurement hash line, which nothing then ties to the spec (--replay-unverified).
+    db: None stores in gputune.db, or, with replay, nowhere.
     device: a GPU ordinal, a list of them (identical GPUs) or "all". jobs: compile workers
     (None: one per CPU this process may use); cache: the compiled-module cache (True: the default
     folder, False: none, or a folder; also cache_dir= and no_cache=). timeout_floor,
@@ -145,7 +149,8 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
                jobs=jobs, cache=cache, cache_dir=cache_dir, no_cache=no_cache,
                timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
-               compile_only=compile_only, arch=arch, replay=replay, shard=shard,
+               compile_only=compile_only, arch=arch, replay=replay,
+               replay_unverified=replay_unverified, shard=shard,
                profiler=profiler, progress=progress,
                what="compile" if compile_only else "search")
 

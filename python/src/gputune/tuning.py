@@ -169,7 +169,8 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          no_prior=None, no_prune=None, prune_above=None, device=None, warm_cache=None,
          max_seconds=None, fast=None, sampling=None, timeout_floor=None, timeout_factor=None,
          compile_only=None, arch=None, replay=None,
-         jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True):
+         jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True,
+         replay_unverified=None):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
     source: the CUDA source (or the path of a .cu file); name: the __global__ function, or a
@@ -390,5 +391,6 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 jobs=jobs, cache=cache, cache_dir=cache_dir,
                 no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
-                compile_only=compile_only, arch=arch, replay=replay, progress=progress,
+                compile_only=compile_only, arch=arch, replay=replay,
+                replay_unverified=replay_unverified, progress=progress,
                 what=("compile " if compile_only else "tune ") + base, check=judge)
