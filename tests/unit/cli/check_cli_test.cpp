@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/add_t1.h"
 #include "support/run_gputune.h"
 #include "test_paths.h"
 
@@ -28,25 +28,7 @@ class CheckCli : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("gputune_check_cli_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "add.cu")
-        << "extern \"C\" __global__ void add(float* out, const float* x, int n) {\n"
-           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-           "  if (i < n) out[i] = x[i] + 1.0f;\n}\n";
-    std::ofstream(dir_ / "add.json") << R"({
-  "ConfigurationSpace": {"TuningParameters": [
-    {"Name": "block_size_x", "Type": "int", "Values": "[64, 128, 256]", "Default": 64}]},
-  "KernelSpecification": {
-    "Language": "CUDA", "KernelName": "add", "KernelFile": "add.cu", "ProblemSize": [4096],
-    "GlobalSizeType": "OpenCL", "GlobalSize": {"X": "ProblemSize[0]"},
-    "LocalSize": {"X": "block_size_x"},
-    "Arguments": [
-      {"Name": "out", "Type": "float", "Size": "ProblemSize[0]", "MemoryType": "Vector",
-       "AccessType": "WriteOnly"},
-      {"Name": "x", "Type": "float", "Size": "ProblemSize[0]", "MemoryType": "Vector",
-       "AccessType": "ReadOnly", "FillType": "Random", "FillValue": 1.0},
-      {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "FillValue": "ProblemSize[0]"}]}
-})";
+    testing::write_add_t1(dir_, "[64, 128, 256]");
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string t1() const { return (dir_ / "add.json").string(); }

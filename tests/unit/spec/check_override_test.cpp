@@ -5,48 +5,30 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "gputune/error.h"
 #include "gputune/spec.h"
 #include "spec/spec_loader.h"
+#include "support/add_t1.h"
 
 namespace gputune {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A T1 file of two parameters whose output `out` is checked by default.
+// A T1 file of our own whose output `out` is checked by default.
 class T1Folder {
  public:
-  T1Folder() {
-    dir_ = fs::temp_directory_path() / ("gputune_check_override_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "add.cu")
-        << "extern \"C\" __global__ void add(float* out, const float* x, int n) {\n"
-           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-           "  if (i < n) out[i] = x[i] + 1.0f;\n}\n";
-    std::ofstream(dir_ / "add.json") << R"({
-  "ConfigurationSpace": {"TuningParameters": [
-    {"Name": "block_size_x", "Type": "int", "Values": "[64, 128]", "Default": 64}]},
-  "KernelSpecification": {
-    "Language": "CUDA", "KernelName": "add", "KernelFile": "add.cu", "ProblemSize": [4096],
-    "GlobalSizeType": "OpenCL", "GlobalSize": {"X": "ProblemSize[0]"},
-    "LocalSize": {"X": "block_size_x"},
-    "Arguments": [
-      {"Name": "out", "Type": "float", "Size": "ProblemSize[0]", "MemoryType": "Vector",
-       "AccessType": "WriteOnly"},
-      {"Name": "x", "Type": "float", "Size": "ProblemSize[0]", "MemoryType": "Vector",
-       "AccessType": "ReadOnly", "FillType": "Random", "FillValue": 1.0},
-      {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "FillValue": "ProblemSize[0]"}]}
-})";
-  }
+  T1Folder()
+      : dir_(fs::temp_directory_path() / ("gputune_check_override_" + std::to_string(getpid()))),
+        path_(testing::write_add_t1(dir_)) {}
   ~T1Folder() { fs::remove_all(dir_); }
-  std::string path() const { return (dir_ / "add.json").string(); }
+  const std::string& path() const { return path_; }
 
  private:
   fs::path dir_;
+  std::string path_;
 };
 
 CheckOverride change(const std::string& check, std::optional<double> atol = std::nullopt,
