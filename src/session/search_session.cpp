@@ -72,6 +72,13 @@ SearchOptions search_options(const SearchRequest& request) {
   search.seed = request.seed;
   search.force = request.force;
   search.use_prior = request.use_prior;
+  search.prune = request.prune;
+  if (!(request.prune_above > 1)) {
+    throw Error(ErrorCode::kUsage, "--prune-above " + Value(request.prune_above).text() +
+                                       ": expected a factor above 1 (1.5: prune configs "
+                                       "predicted more than 1.5 times slower than the best)");
+  }
+  search.pruning.above = request.prune_above;
   if (!request.shard.empty()) search.shard = parse_shard(request.shard, "--shard");
   return search;
 }
@@ -303,6 +310,10 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
                   store.measured(result.workload), metrics_of(problem)));
   report->search = result.record;
   report->pruned = problem.pruned();
+  if (!result.pruning.pruned.empty()) {
+    report->pruned.push_back({prune_reason(result.pruning), result.pruning.pruned.size()});
+  }
+  report->prior_pruning = result.pruning;
   report->outputs_checked = problem.spec().check_outputs;
   SearchOutcome outcome;
   outcome.interrupted = result.record.interrupted;

@@ -505,10 +505,10 @@ std::string call_check(py::object function, const std::vector<py::tuple>& output
 py::dict search_from_python(const py::object& spec, const ProblemOverrides& overrides,
                             std::optional<std::string> db, const std::string& strategy,
                             const std::string& budget, std::optional<uint64_t> seed, bool force,
-                            bool use_prior, int device, const std::string& devices, size_t jobs,
-                            const std::string& cache_dir, bool use_cache, double timeout_floor,
-                            double timeout_factor, bool warm_cache,
-                            std::optional<double> max_seconds, bool fast,
+                            bool use_prior, bool prune, double prune_above, int device,
+                            const std::string& devices, size_t jobs, const std::string& cache_dir,
+                            bool use_cache, double timeout_floor, double timeout_factor,
+                            bool warm_cache, std::optional<double> max_seconds, bool fast,
                             const std::string& sampling, bool compile_only, const std::string& arch,
                             const std::string& replay, const std::string& shard, bool mpi,
                             bool replay_real_time, const std::string& profiler, py::object progress,
@@ -526,6 +526,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.seed = seed;
   request.force = force;
   request.use_prior = use_prior;
+  request.prune = prune;
+  request.prune_above = prune_above;
   request.device = device;
   request.devices = devices;
   request.jobs = jobs;
@@ -737,7 +739,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("overrides") = ProblemOverrides{}, py::arg("db") = py::none(),
         py::arg("strategy") = defaults.strategy, py::arg("budget") = defaults.budget,
         py::arg("seed") = py::none(), py::arg("force") = defaults.force,
-        py::arg("use_prior") = defaults.use_prior, py::arg("device") = defaults.device,
+        py::arg("use_prior") = defaults.use_prior, py::arg("prune") = defaults.prune,
+        py::arg("prune_above") = defaults.prune_above, py::arg("device") = defaults.device,
         py::arg("devices") = defaults.devices, py::arg("jobs") = defaults.jobs,
         py::arg("cache_dir") = defaults.cache_dir, py::arg("use_cache") = defaults.use_cache,
         py::arg("timeout_floor") = defaults.timeout_floor_s,

@@ -72,7 +72,7 @@ def _cache_options(cache, cache_dir, no_cache):
 
 
 def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force=None,
-        no_prior=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
+        no_prior=None, no_prune=None, prune_above=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
         sampling=None, compile_only=None, arch=None, replay=None, shard=None, profiler=None,
         progress=True, what="search", check=None, replay_unverified=None):
@@ -82,10 +82,12 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
                "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
                "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
                "sampling": sampling, "compile_only": compile_only, "arch": arch, "shard": shard,
-               "profiler": profiler}
+               "profiler": profiler, "prune_above": prune_above}
     options = {k: v for k, v in options.items() if v is not None}
     if no_prior is not None:
         options["use_prior"] = not no_prior
+    if no_prune is not None:
+        options["prune"] = not no_prune
     if db is not None:
         options["db"] = os.fspath(db)
     if budget is not None:
@@ -115,7 +117,7 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
 
 
 def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=None,
-           no_prior=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
+           no_prior=None, no_prune=None, prune_above=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
            sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None,
            replay=None, jobs=None, cache=True, cache_dir=None, no_cache=None, shard=None,
            profiler=None, progress=True, replay_unverified=None):
@@ -135,14 +137,17 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing; sampling: "race"
     (the default: stop timing variants that cannot win, then re-measure the top few) or
     "full" (time every variant in full). no_prior: do not learn from the kernel's other
-    workloads. shard: "K/N", only configs whose index is K mod N (brute force; gputune plan,
+    workloads. no_prune: learn from them, but leave no config out; prune_above: with them,
+    leave out configs the cost model predicts to be more than this many times slower than
+    the best (1.5; docs/pruning.md). shard: "K/N", only configs whose index is K mod N (brute force; gputune plan,
     docs/cluster.md). profiler: where strategy="bottleneck" takes counters: "cupti" (in the
     GPU worker), "ncu" or "auto" (the default: CUPTI, else ncu). progress: True (a bar),
     False, or a function called with a dict after each step.
     """
     return run(spec, set=set, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
-               no_prior=no_prior, device=device, jobs=jobs, cache=cache, cache_dir=cache_dir,
-               no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
+               no_prior=no_prior, no_prune=no_prune, prune_above=prune_above, device=device,
+               jobs=jobs, cache=cache, cache_dir=cache_dir, no_cache=no_cache,
+               timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                compile_only=compile_only, arch=arch, replay=replay,
                replay_unverified=replay_unverified, shard=shard,
