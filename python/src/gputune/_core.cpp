@@ -512,8 +512,13 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             const std::string& sampling, bool compile_only, const std::string& arch,
                             const std::string& replay, const std::string& shard, bool mpi,
                             bool replay_real_time, const std::string& profiler, py::object progress,
-                            py::object check, bool replay_unverified) {
+                            py::object check, bool replay_unverified,
+                            const std::string& outputs_check, std::optional<double> atol,
+                            std::optional<double> rtol) {
   SearchRequest request;
+  request.check.check = outputs_check;
+  request.check.atol = atol;
+  request.check.rtol = rtol;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
   } else if (!spec.is_none()) {
@@ -751,7 +756,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("replay") = defaults.replay, py::arg("shard") = defaults.shard,
         py::arg("mpi") = defaults.mpi, py::arg("replay_real_time") = defaults.replay_real_time,
         py::arg("profiler") = defaults.profiler, py::arg("progress") = py::none(),
-        py::arg("check") = py::none(), py::arg("replay_unverified") = defaults.replay_unverified);
+        py::arg("check") = py::none(), py::arg("replay_unverified") = defaults.replay_unverified,
+        py::arg("outputs_check") = "", py::arg("atol") = py::none(), py::arg("rtol") = py::none());
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());

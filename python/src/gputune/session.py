@@ -75,14 +75,16 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
         no_prior=None, no_prune=None, prune_above=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
         sampling=None, compile_only=None, arch=None, replay=None, shard=None, profiler=None,
-        progress=True, what="search", check=None, replay_unverified=None):
-    """One search through the core; the arguments are search()'s. check: tune()'s judge of
-    each variant's outputs (tuning._check_function)."""
+        progress=True, what="search", check=None, replay_unverified=None, outputs_check=None,
+        atol=None, rtol=None):
+    """One search through the core; the arguments are search()'s (outputs_check is its
+    check=). check: tune()'s judge of each variant's outputs (tuning._check_function)."""
     options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
                "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
                "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
                "sampling": sampling, "compile_only": compile_only, "arch": arch, "shard": shard,
-               "profiler": profiler, "prune_above": prune_above}
+               "profiler": profiler, "prune_above": prune_above, "outputs_check": outputs_check,
+               "atol": atol, "rtol": rtol}
     options = {k: v for k, v in options.items() if v is not None}
     if no_prior is not None:
         options["use_prior"] = not no_prior
@@ -120,7 +122,8 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
            no_prior=None, no_prune=None, prune_above=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
            sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None,
            replay=None, jobs=None, cache=True, cache_dir=None, no_cache=None, shard=None,
-           profiler=None, progress=True, replay_unverified=None):
+           profiler=None, progress=True, replay_unverified=None, check=None, atol=None,
+           rtol=None):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
     Every option of ``gputune search`` is here with the same meaning and default (None: the
@@ -141,8 +144,10 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     leave out configs the cost model predicts to be more than this many times slower than
     the best (1.5; docs/pruning.md). shard: "K/N", only configs whose index is K mod N (brute force; gputune plan,
     docs/cluster.md). profiler: where strategy="bottleneck" takes counters: "cupti" (in the
-    GPU worker), "ncu" or "auto" (the default: CUPTI, else ncu). progress: True (a bar),
-    False, or a function called with a dict after each step.
+    GPU worker), "ncu" or "auto" (the default: CUPTI, else ncu). check: "none" (time
+    unchecked) or "baseline" (compare each output with the baseline's), atol, rtol: the
+    check's tolerances, instead of the spec's (``--check``, ``--atol``, ``--rtol``; the results
+    say so). progress: True (a bar), False, or a function called with a dict after each step.
     """
     return run(spec, set=set, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
                no_prior=no_prior, no_prune=no_prune, prune_above=prune_above, device=device,
@@ -151,7 +156,7 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                compile_only=compile_only, arch=arch, replay=replay,
                replay_unverified=replay_unverified, shard=shard,
-               profiler=profiler, progress=progress,
+               profiler=profiler, progress=progress, outputs_check=check, atol=atol, rtol=rtol,
                what="compile" if compile_only else "search")
 
 
