@@ -94,14 +94,14 @@ struct GPUTUNE_ENGINE_API AccessFact {
   bool read = false, write = false;
   // The index as an affine form over threadIdx, blockIdx and the loops' iteration counts, with
   // the kernel's locals replaced by their definitions: "rows*threadIdx.x + threadIdx.y +
-  // rows*blockDim.x*blockIdx.x + blockDim.y*blockIdx.y"; one "[...]" per subscript of a
+  // blockDim.x*rows*blockIdx.x + blockDim.y*blockIdx.y"; one "[...]" per subscript of a
   // multi-dimensional access; "?" for a subscript that is not affine.
   std::string index;
   std::string index_class;  // "constant", "thread/block ids", "loop iterator", "unknown"
   // "coalesced" (neighbouring threads in x touch neighbouring words), "uniform" (the whole warp
   // touches one word), "uncoalesced", "unknown".
   std::string coalescing;
-  // Who else touches the same words: "threads along y", "blocks along x", "iterations of j".
+  // Who else touches the same words: "threads along y", "blocks along x".
   std::vector<std::string> shared;
   // What each of the method's rules decided for it: "coalescing: ...", "staging: ...",
   // "merge: ...".

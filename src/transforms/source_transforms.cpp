@@ -59,14 +59,6 @@ std::vector<SourceTransform> built_in() {
   using D = KnobDirection;
   using T = SourceTransform::Target;
   return {
-      {"stage_shared",
-       T::kNone,
-       Value(int64_t{0}),
-       reject_stage,
-       {{"shared_staging", D::kRaise}},
-       "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
-       "and coalesced",
-       numbers({0, 1})},
       {"unroll",
        T::kLoop,
        Value(int64_t{0}),
@@ -124,6 +116,14 @@ std::vector<SourceTransform> built_in() {
        {{"register_cap", D::kRaise}},
        "__launch_bounds__(threads per block, N) on the kernels",
        numbers({0, 1, 2, 4})},
+      {"stage_shared",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_stage,
+       {{"shared_staging", D::kRaise}},
+       "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
+       "and coalesced",
+       numbers({0, 1})},
   };
 }
 
