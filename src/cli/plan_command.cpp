@@ -101,10 +101,12 @@ int run(const std::vector<std::string>& args) {
     for (const PlannedShard& shard : shards) {
       nlohmann::json workloads = nlohmann::json::array();
       for (const PlannedWorkload& w : shard.workloads) {
-        workloads.push_back({{"spec", w.spec},
-                             {"set", overrides_json(w.overrides)},
-                             {"title", w.title},
-                             {"configs", w.configs}});
+        nlohmann::json row = {{"spec", w.spec},
+                              {"set", overrides_json(w.overrides)},
+                              {"title", w.title},
+                              {"configs", w.configs}};
+        if (w.configs_estimated) row["configs_estimated"] = true;
+        workloads.push_back(std::move(row));
       }
       out.push_back({{"shard", shard.index},
                      {"of", shard.count},
@@ -119,8 +121,9 @@ int run(const std::vector<std::string>& args) {
     std::cout << "shard " << shard.index << "/" << shard.count << " -> " << shard.db << "\n";
     for (size_t i = 0; i < shard.workloads.size(); ++i) {
       const PlannedWorkload& w = shard.workloads[i];
-      std::cout << "  " << w.title << ": " << w.configs << " configs\n    " << shard.commands[i]
-                << "\n";
+      std::cout << "  " << w.title << ": " << (w.configs_estimated ? "about " : "") << w.configs
+                << " configs" << (w.configs_estimated ? " (estimated from a sample)" : "")
+                << "\n    " << shard.commands[i] << "\n";
     }
     if (shard.workloads.empty()) std::cout << "  (nothing: more shards than workloads)\n";
   }

@@ -88,6 +88,9 @@ int run(const std::vector<std::string>& args) {
       "strategy and the database, every rank measures on its --devices (docs/cluster.md)");
   add("replay-real-time",
       "with --replay, take as long as the recording says compiling and measuring took");
+  add("replay-unverified",
+      "with --replay, accept a recording without spec_hash or measurement_hash lines, though "
+      "nothing then shows it was measured with this spec (its configs are still checked)");
   add("shard", po::value<std::string>(),
       "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
       "a Slurm job array; give each shard its own --db and merge them (gputune db merge)");
@@ -137,6 +140,7 @@ int run(const std::vector<std::string>& args) {
   if (vm.count("shard")) request.shard = vm["shard"].as<std::string>();
   request.mpi = vm.count("mpi");
   request.replay_real_time = vm.count("replay-real-time");
+  request.replay_unverified = vm.count("replay-unverified") > 0;
 
   const bool json = vm.count("json");
   SearchOutcome outcome;

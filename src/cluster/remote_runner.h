@@ -18,9 +18,12 @@ struct RankPeer {
 };
 
 // The measuring ranks' hellos: `local` (rank 0's own worker, on a socket pair) and `remote`
-// connections accepted on `listener` until `remote` have said hello or timeout_s passed.
+// connections accepted on `listener` until `remote` have proved they know the job's `token`
+// (rank_link.h) and said hello, or timeout_s passed. A connection that does not prove it
+// within `handshake_ms` (a silent one included) is closed and counts for nothing.
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s);
+                                   double timeout_s, const std::string& token,
+                                   int handshake_ms = kRankHandshakeMs);
 // Tells every rank that the search is over and closes the connections.
 void dismiss_ranks(std::vector<RankPeer>& peers);
 

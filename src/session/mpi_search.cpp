@@ -84,7 +84,8 @@ std::vector<std::vector<RankPeer>> by_device(std::vector<RankPeer> peers) {
 }
 
 SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world, int listener,
-                             const ProgressCallback& progress, const std::atomic<bool>* stop) {
+                             const std::string& token, const ProgressCallback& progress,
+                             const std::atomic<bool>* stop) {
   if (world.size > 1 && recovery_of_this_rank() == Recovery::kOff) {
     std::cerr << "gputune: warning: mpirun runs without --enable-recovery, so Open MPI ends the "
                  "whole job if one rank dies; start it as mpirun --enable-recovery -n "
@@ -93,7 +94,7 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
   // Rank 0 measures too, in a worker process of its own, as any other rank does.
   ipc::Child local = ipc::spawn([&request](int fd) { return measure_for_root(request, fd, 0); });
   std::vector<RankPeer> peers =
-      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds);
+      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds, token);
   close(listener);
   std::vector<RankHello> hellos;
   for (const RankPeer& peer : peers) hellos.push_back(peer.hello);
@@ -164,12 +165,28 @@ SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& p
   }
   search_options(request);  // misused options fail on every rank before any rank waits
   const MpiWorld world = mpi_start();
-  std::string address;
+  // Rank 0's address and the job's token go to the ranks through MPI, never the network: a
+  // connection must prove it knows the token (cluster/rank_link.h).
+  std::string shared;
   int listener = -1;
-  if (world.rank == 0) listener = tcp_listen(&address);
-  address = mpi_share_from_root(address);
+  if (world.rank == 0) {
+    const std::optional<LocalRank> local = local_rank_from_environment();
+    std::string address;
+    listener = tcp_listen(listen_host(local && local->size == world.size), &address);
+    shared = address + " " + make_job_token();
+  }
+  shared = mpi_share_from_root(shared);
+  const size_t space = shared.find(' ');
+  const std::string address = shared.substr(0, space);
+  const std::string token = space == std::string::npos ? "" : shared.substr(space + 1);
   if (world.rank != 0) {
     const int fd = tcp_connect(address, kRankStartSeconds);
+    if (!join_root(fd, token, static_cast<int>(kRankStartSeconds * 1000))) {
+      close(fd);
+      mpi_finish();
+      throw Error(ErrorCode::kIo, "--mpi: rank " + std::to_string(world.rank) + ": " + address +
+                                      " did not prove it is this job's rank 0");
+    }
     measure_for_root(request, fd, world.rank);
     close(fd);
     mpi_finish();
@@ -177,7 +194,7 @@ SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& p
     outcome.measuring_rank = true;
     return outcome;
   }
-  SearchOutcome outcome = search_as_root(request, world, listener, progress, stop);
+  SearchOutcome outcome = search_as_root(request, world, listener, token, progress, stop);
   std::atexit([] { mpi_finish(); });  // after the report is printed: finalize may not return
   return outcome;
 }

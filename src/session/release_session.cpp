@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "compile/module_cache.h"
+#include "gputune/error.h"
 #include "gputune/release.h"
 #include "process/compile_pool.h"
 #include "release/embedded_code.h"
@@ -75,7 +76,14 @@ ReleaseSummary build_release(const ReleaseRequest& request,
 }
 
 std::string release_dump_text(const std::string& path) {
-  return release_dump(read_release_db(path));
+  const Release release = read_release_db(path);
+  std::string text;
+  try {
+    text = release_dump(release);
+  } catch (const Error& e) {
+    throw Error(e.code(), path + ": " + e.what());
+  }
+  return text;
 }
 
 }  // namespace gputune

@@ -92,6 +92,7 @@ py::dict problem_dict(const ProblemInfo& problem) {
   out["dimensions"] = dimensions;
   out["size"] = problem.size;
   out["variants"] = problem.variants;
+  out["variants_estimated"] = problem.variants_estimated;
   out["baseline_index"] = problem.baseline_index;
   py::list buffers;
   for (const BufferInfo& b : problem.buffers)
@@ -502,7 +503,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
                             const std::string& sampling, bool compile_only, const std::string& arch,
                             const std::string& replay, const std::string& shard, bool mpi,
                             bool replay_real_time, const std::string& profiler, py::object progress,
-                            py::object check) {
+                            py::object check, bool replay_unverified) {
   SearchRequest request;
   if (py::isinstance<Spec>(spec)) {
     request.inline_spec = spec.cast<Spec>();
@@ -533,6 +534,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.shard = shard;
   request.mpi = mpi;
   request.replay_real_time = replay_real_time;
+  request.replay_unverified = replay_unverified;
   request.profiler = profiler;
 
   std::optional<PythonCheck> python_check;
@@ -737,7 +739,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("replay") = defaults.replay, py::arg("shard") = defaults.shard,
         py::arg("mpi") = defaults.mpi, py::arg("replay_real_time") = defaults.replay_real_time,
         py::arg("profiler") = defaults.profiler, py::arg("progress") = py::none(),
-        py::arg("check") = py::none());
+        py::arg("check") = py::none(), py::arg("replay_unverified") = defaults.replay_unverified);
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());

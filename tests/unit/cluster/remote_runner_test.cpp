@@ -102,7 +102,7 @@ baseline: {A: 1, B: 0}
 
 TEST_F(RemoteSearch, RecordsTheRanksGpusTheirIdleShareAndRestarts) {
   const int a = start_rank(0, 2, 1), b = start_rank(1, 3, 2);
-  RemoteRunner runner(gather_ranks(-1, {a, b}, 0, 10));
+  RemoteRunner runner(gather_ranks(-1, {a, b}, 0, 10, ""));
   EXPECT_EQ(runner.devices().size(), 5u);
   EXPECT_TRUE(runner.times_gpus());
   auto compiler = make_replay_compiler();
@@ -132,7 +132,7 @@ TEST_F(RemoteSearch, ReplayRanksTimeNoGpu) {
     serve_rank(fd, 1, *problem_, compiles, replay);
     close(fd);
   });
-  RemoteRunner runner(gather_ranks(-1, {fds[0]}, 0, 10));
+  RemoteRunner runner(gather_ranks(-1, {fds[0]}, 0, 10, ""));
   EXPECT_EQ(runner.devices().size(), 1u);
   EXPECT_FALSE(runner.times_gpus());
   auto compiler = make_replay_compiler();
