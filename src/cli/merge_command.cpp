@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 
 namespace gputune::cli {
@@ -56,7 +57,7 @@ int run(const std::vector<std::string>& args) {
                      {"kept", m.kept},
                      {"searches_copied", m.searches_copied}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     return 0;
   }
   for (const MergedDatabase& m : merged) {

@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 
 namespace gputune::cli {
@@ -114,7 +115,7 @@ int run(const std::vector<std::string>& args) {
                      {"workloads", workloads},
                      {"commands", shard.commands}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     return 0;
   }
   for (const PlannedShard& shard : shards) {

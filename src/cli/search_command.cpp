@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/progress_printer.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/results.h"
 #include "gputune/session.h"
 
@@ -38,6 +39,13 @@ int run(const std::vector<std::string>& args) {
   add("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)");
   add("force", "measure again variants the database already has");
   add("no-prior", "do not learn from the kernel's other workloads in the database");
+  add("no-prune",
+      "learn from them, but measure every config: leave none out because the cost model fit "
+      "on them predicts it far from the best");
+  add("prune-above", po::value<double>()->default_value(1.5),
+      "with prior data, leave out configs the cost model predicts (2 standard deviations "
+      "optimistic) to be more than this many times slower than the best; its held-out check "
+      "may raise it (docs/pruning.md)");
   add("replay", po::value<std::string>(),
       "answer from a recording (gputune export; it names its spec) or from a database (give "
       "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "
@@ -120,6 +128,8 @@ int run(const std::vector<std::string>& args) {
   if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
   request.force = vm.count("force");
   request.use_prior = !vm.count("no-prior");
+  request.prune = !vm.count("no-prune");
+  request.prune_above = vm["prune-above"].as<double>();
   if (vm.count("replay")) request.replay = vm["replay"].as<std::string>();
   if (vm.count("spec")) request.spec = vm["spec"].as<std::string>();
   request.overrides = parse_overrides(vm);
@@ -164,7 +174,7 @@ int run(const std::vector<std::string>& args) {
                              {"seconds", outcome.profiling_s},
                              {"share_of_wall_time", outcome.profiling_share},
                              {"summary", outcome.profiling}};
-    std::cout << document.dump(2) << "\n";
+    std::cout << json_text(document, 2) << "\n";
   } else {
     std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
   }

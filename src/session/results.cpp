@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gputune/json_text.h"
 #include "search/report.h"
 
 namespace gputune {
@@ -25,6 +26,6 @@ double WorkloadInfo::speedup() const {
   return baseline->median_ms() / best->median_ms();
 }
 
-std::string measurement_record(const Measurement& m) { return measurement_json(m).dump(); }
+std::string measurement_record(const Measurement& m) { return json_text(measurement_json(m)); }
 
 }  // namespace gputune

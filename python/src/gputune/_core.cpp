@@ -31,11 +31,20 @@ namespace py = pybind11;
 namespace gputune {
 namespace {
 
+// Text read from a database, which another machine or program may have written: bytes that
+// are not UTF-8 become U+FFFD, as in the command line's JSON, instead of a UnicodeDecodeError.
+py::str stored_text(const std::string& text) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
 py::dict device_dict(const DeviceInfo& d) {
   py::dict out;
   out["ordinal"] = d.ordinal;
-  out["name"] = d.name;
-  out["uuid"] = d.uuid;
+  out["name"] = stored_text(d.name);
+  out["uuid"] = stored_text(d.uuid);
   out["arch"] = d.arch();
   out["cc"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
   out["sm_count"] = d.sm_count;
@@ -496,10 +505,10 @@ std::string call_check(py::object function, const std::vector<py::tuple>& output
 py::dict search_from_python(const py::object& spec, const ProblemOverrides& overrides,
                             std::optional<std::string> db, const std::string& strategy,
                             const std::string& budget, std::optional<uint64_t> seed, bool force,
-                            bool use_prior, int device, const std::string& devices, size_t jobs,
-                            const std::string& cache_dir, bool use_cache, double timeout_floor,
-                            double timeout_factor, bool warm_cache,
-                            std::optional<double> max_seconds, bool fast,
+                            bool use_prior, bool prune, double prune_above, int device,
+                            const std::string& devices, size_t jobs, const std::string& cache_dir,
+                            bool use_cache, double timeout_floor, double timeout_factor,
+                            bool warm_cache, std::optional<double> max_seconds, bool fast,
                             const std::string& sampling, bool compile_only, const std::string& arch,
                             const std::string& replay, const std::string& shard, bool mpi,
                             bool replay_real_time, const std::string& profiler, py::object progress,
@@ -517,6 +526,8 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   request.seed = seed;
   request.force = force;
   request.use_prior = use_prior;
+  request.prune = prune;
+  request.prune_above = prune_above;
   request.device = device;
   request.devices = devices;
   request.jobs = jobs;
@@ -586,20 +597,20 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
 py::dict summary_dict(const WorkloadInfo& w) {
   py::dict out;
   out["id"] = w.id;
-  out["spec_path"] = w.spec_path;
+  out["spec_path"] = stored_text(w.spec_path);
   out["spec_hash"] = w.spec_hash;
   out["source_hash"] = w.source_hash;
-  out["kernel_name"] = w.kernel_name;
+  out["kernel_name"] = stored_text(w.kernel_name);
   out["problem_json"] = w.problem_json;
   out["device"] = device_dict(w.device);
-  out["nvrtc_version"] = w.nvrtc_version;
+  out["nvrtc_version"] = stored_text(w.nvrtc_version);
   out["attempts"] = w.attempts;
   out["ok"] = w.ok;
   out["best"] = w.best ? record(*w.best) : py::object(py::none());
   out["baseline"] = w.baseline ? record(*w.baseline) : py::object(py::none());
   out["speedup"] = w.speedup();
   out["baseline_index"] = w.baseline_index;
-  out["created_at"] = w.created_at;
+  out["created_at"] = stored_text(w.created_at);
   return out;
 }
 
@@ -624,7 +635,7 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
   for (const AttemptInfo& a : stored.history) {
     py::object row = record(a.measurement);
     row["id"] = a.id;
-    row["created_at"] = a.created_at;
+    row["created_at"] = stored_text(a.created_at);
     history.append(row);
   }
   out["history"] = history;
@@ -728,7 +739,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("overrides") = ProblemOverrides{}, py::arg("db") = py::none(),
         py::arg("strategy") = defaults.strategy, py::arg("budget") = defaults.budget,
         py::arg("seed") = py::none(), py::arg("force") = defaults.force,
-        py::arg("use_prior") = defaults.use_prior, py::arg("device") = defaults.device,
+        py::arg("use_prior") = defaults.use_prior, py::arg("prune") = defaults.prune,
+        py::arg("prune_above") = defaults.prune_above, py::arg("device") = defaults.device,
         py::arg("devices") = defaults.devices, py::arg("jobs") = defaults.jobs,
         py::arg("cache_dir") = defaults.cache_dir, py::arg("use_cache") = defaults.use_cache,
         py::arg("timeout_floor") = defaults.timeout_floor_s,

@@ -72,26 +72,30 @@ def _cache_options(cache, cache_dir, no_cache):
 
 
 def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force=None,
-        no_prior=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
+        no_prior=None, no_prune=None, prune_above=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
         timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
         sampling=None, compile_only=None, arch=None, replay=None, shard=None, profiler=None,
-        progress=True, what="search", check=None):
+        progress=True, what="search", check=None, replay_unverified=None):
     """One search through the core; the arguments are search()'s. check: tune()'s judge of
     each variant's outputs (tuning._check_function)."""
     options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
                "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
                "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
                "sampling": sampling, "compile_only": compile_only, "arch": arch, "shard": shard,
-               "profiler": profiler}
+               "profiler": profiler, "prune_above": prune_above}
     options = {k: v for k, v in options.items() if v is not None}
     if no_prior is not None:
         options["use_prior"] = not no_prior
+    if no_prune is not None:
+        options["prune"] = not no_prune
     if db is not None:
         options["db"] = os.fspath(db)
     if budget is not None:
         options["budget"] = _budget(budget)
     if replay is not None:
         options["replay"] = os.fspath(replay)
+    if replay_unverified:
+        options["replay_unverified"] = True
     if device is not None:
         options.update(_device_options(device))
     options.update(_cache_options(cache, cache_dir, no_cache))
@@ -113,10 +117,10 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
 
 
 def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=None,
-           no_prior=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
+           no_prior=None, no_prune=None, prune_above=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
            sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None,
            replay=None, jobs=None, cache=True, cache_dir=None, no_cache=None, shard=None,
-           profiler=None, progress=True):
+           profiler=None, progress=True, replay_unverified=None):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
     Every option of ``gputune search`` is here with the same meaning and default (None: the
@@ -124,23 +128,29 @@ def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=
     (100 evaluations, "10m", "none"), seed: None keeps the spec's. compile_only: only compile
     every variant for ``arch`` (no GPU needed). replay: a recording (CSV) or a database to
     answer from instead of the GPU; a recording carries its spec (spec=None uses it), a
-    database needs the spec. db: None stores in gputune.db, or, with replay, nowhere.
+    database needs the spec; replay_unverified=True replays a recording without a spec or
+    measurement hash line, which nothing then ties to the spec (--replay-unverified).
+    db: None stores in gputune.db, or, with replay, nowhere.
     device: a GPU ordinal, a list of them (identical GPUs) or "all". jobs: compile workers
     (None: one per CPU this process may use); cache: the compiled-module cache (True: the default
     folder, False: none, or a folder; also cache_dir= and no_cache=). timeout_floor,
     timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing; sampling: "race"
     (the default: stop timing variants that cannot win, then re-measure the top few) or
     "full" (time every variant in full). no_prior: do not learn from the kernel's other
-    workloads. shard: "K/N", only configs whose index is K mod N (brute force; gputune plan,
+    workloads. no_prune: learn from them, but leave no config out; prune_above: with them,
+    leave out configs the cost model predicts to be more than this many times slower than
+    the best (1.5; docs/pruning.md). shard: "K/N", only configs whose index is K mod N (brute force; gputune plan,
     docs/cluster.md). profiler: where strategy="bottleneck" takes counters: "cupti" (in the
     GPU worker), "ncu" or "auto" (the default: CUPTI, else ncu). progress: True (a bar),
     False, or a function called with a dict after each step.
     """
     return run(spec, set=set, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
-               no_prior=no_prior, device=device, jobs=jobs, cache=cache, cache_dir=cache_dir,
-               no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
+               no_prior=no_prior, no_prune=no_prune, prune_above=prune_above, device=device,
+               jobs=jobs, cache=cache, cache_dir=cache_dir, no_cache=no_cache,
+               timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
-               compile_only=compile_only, arch=arch, replay=replay, shard=shard,
+               compile_only=compile_only, arch=arch, replay=replay,
+               replay_unverified=replay_unverified, shard=shard,
                profiler=profiler, progress=progress,
                what="compile" if compile_only else "search")
 
