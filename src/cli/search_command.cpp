@@ -80,6 +80,15 @@ int run(const std::vector<std::string>& args) {
       "race: stop timing a variant once its samples show it is more than 5% slower than the "
       "best so far (stored flagged 'cut short'), then re-measure the 3 fastest in 3 "
       "interleaved rounds to pick the winner; full: time every variant in full");
+  add("check", po::value<std::string>(),
+      "change the spec's check (any spec, T1 files included): none times the variants "
+      "unchecked; baseline compares each output with the baseline's, instead of the spec's "
+      "references or reference kernel. The report says so, and the results are stored apart "
+      "from the spec's own");
+  add("atol", po::value<double>(),
+      "absolute tolerance of the check (|got - expected| <= atol + rtol |expected|), instead "
+      "of the spec's");
+  add("rtol", po::value<double>(), "relative tolerance of the check, instead of the spec's");
   add("quiet,q", "no progress on stderr");
   add("warnings",
       "after the results, each compiler warning with the variants that got it; with "
@@ -110,6 +119,8 @@ int run(const std::vector<std::string>& args) {
       "  gputune search spaces/transpose.yaml\n"
       "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
       "  gputune search transpose --compile-only --arch sm_90\n"
+      "  gputune search problem.json --check baseline --rtol 1e-3\n"
+      "    (a T1 file, its outputs compared with its baseline's within 0.1%)\n"
       "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
       "  mpirun --enable-recovery --bind-to none -n 4 gputune search transpose --mpi --devices "
       "all\n"
@@ -131,6 +142,9 @@ int run(const std::vector<std::string>& args) {
   request.prune = !vm.count("no-prune");
   request.prune_above = vm["prune-above"].as<double>();
   if (vm.count("replay")) request.replay = vm["replay"].as<std::string>();
+  if (vm.count("check")) request.check.check = vm["check"].as<std::string>();
+  if (vm.count("atol")) request.check.atol = vm["atol"].as<double>();
+  if (vm.count("rtol")) request.check.rtol = vm["rtol"].as<double>();
   if (vm.count("spec")) request.spec = vm["spec"].as<std::string>();
   request.overrides = parse_overrides(vm);
   if (!vm["db"].defaulted()) request.db = vm["db"].as<std::string>();
