@@ -542,8 +542,21 @@ void Problem::rewrite(const std::vector<Value>& values, Variant* v) const {
   for (const Launch& launch : v->launches) {
     kernels.push_back(v->kernel_name_expressions[launch.kernel]);
   }
-  const engine::Rewrite rewritten = engine::source_engine().rewrite(
-      engine.unit(v->compile_options, kernels), engine.source_knobs(values, block_threads));
+  // The naive kernel's block of each kernel: the merged launch with the merges undone.
+  const MergeFactors factors = engine.factors(values);
+  std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
+  for (const Launch& launch : v->launches) {
+    const std::array<uint32_t, 3> naive{
+        launch.block[0] * factors.thread_x / std::max(factors.block_x, 1u),
+        launch.block[1] * factors.thread_y / std::max(factors.block_y, 1u), launch.block[2]};
+    const std::string name = kernel_function_name(v->kernel_name_expressions[launch.kernel]);
+    const auto [known, fresh] = naive_blocks.emplace(name, naive);
+    if (!fresh && known->second != naive) known->second = {0, 0, 0};
+  }
+  engine::SourceKnobs knobs = engine.source_knobs(values, block_threads);
+  knobs.naive_blocks = std::move(naive_blocks);
+  const engine::Rewrite rewritten =
+      engine::source_engine().rewrite(engine.unit(v->compile_options, kernels), knobs);
   if (rewritten.ok) {
     v->source = rewritten.source;
   } else {
