@@ -317,6 +317,15 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
                                 const std::atomic<bool>* stop) {
   options.profiler = &profiler;
   SearchResult result = run_search(problem, runner, compiler, store, options, progress, stop);
+  // The runner goes on past a failing baseline only where it is not the reference: the spec
+  // gives the expected outputs, or a check function judges them.
+  if (result.baseline.status != Status::kOk) {
+    const std::string& why = result.baseline.message;
+    std::cerr << "gputune: warning: the baseline (" << result.baseline.config << ") is "
+              << status_name(result.baseline.status) << ": " << why.substr(0, why.find('\n'))
+              << "; it is stored as such, and the search went on with every variant checked "
+                 "against the expected outputs, not against the baseline\n";
+  }
   auto report = std::make_shared<Report>(
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
                   store.measured(result.workload), metrics_of(problem)));

@@ -243,6 +243,25 @@ TEST_F(SearchTest, WrongAnswersAreStoredAndTheSearchGoesOn) {
   EXPECT_EQ(result.evaluated.size(), p.space().count_valid());
 }
 
+// Where the spec gives the expected outputs the runner judges the baseline like any variant:
+// a wrong baseline is stored as such and the search measures the rest.
+TEST_F(SearchTest, AWrongBaselineIsStoredAndTheSearchGoesOn) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  runner.wrong.insert(p.baseline_index());
+  SearchResult result = run_search(p, runner, compiler, *store, {});
+  EXPECT_EQ(result.baseline.status, Status::kWrongAnswer);
+  int wrong = 0;
+  for (const auto& m : store->measured(result.workload)) {
+    if (m.config_index == p.baseline_index()) EXPECT_EQ(m.status, Status::kWrongAnswer);
+    wrong += m.status == Status::kWrongAnswer;
+  }
+  EXPECT_EQ(wrong, 1);
+  EXPECT_EQ(result.evaluated.size(), p.space().count_valid());
+}
+
 TEST_F(SearchTest, BaselineThatDoesNotCompileStopsWithItsLocation) {
   Problem p = problem();
   auto store = open_sqlite_store(":memory:");
