@@ -35,6 +35,7 @@
 #include "session/variant_profilers.h"
 #include "session/writable_store.h"
 #include "space/problem.h"
+#include "space/signature_check.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
 #include "store/store.h"
@@ -423,6 +424,12 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   if (!problem.engine_note().empty()) {
     std::cerr << "gputune: warning: " << problem.engine_note() << "\n";
+  }
+  // Before anything compiles. Python's arrays are their bytes: a wrong element type is an error.
+  SignatureRules signature_rules;
+  signature_rules.element_types_must_match = request.inline_spec.has_value();
+  for (const std::string& warning : check_signatures(problem, signature_rules)) {
+    std::cerr << "gputune: warning: " << warning << "\n";
   }
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);

@@ -23,8 +23,8 @@ so far is in the database; search() and tune() then return the partial Results, 
 (SpecError, UsageError, NoGpuError, ...) with the CLI's messages; ``.code`` is the error code.
 """
 
-from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuError, NvrtcError,
-                      SpecError, UsageError)
+from ._errors import (ArgumentError, CudaError, DbError, Error, InternalError, IoError,
+                      NoGpuError, NvrtcError, SpecError, UsageError)
 from .analysis import Analysis, analyze
 from .engine import source, transforms, variant_source
 from .results import Results
@@ -34,6 +34,6 @@ from .tuning import Arg, Constant, Out, tune
 
 __all__ = ["search", "tune", "select", "load", "workloads", "gpus", "Results", "Arg", "Constant",
            "Out", "analyze", "Analysis", "Error",
-           "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
+           "SpecError", "ArgumentError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
            "IoError", "InternalError", "strategies", "transforms", "source", "variant_source"]
 __version__ = "0.1.0"

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gputune/analysis.h"
+#include "gputune/argument_mismatch.h"
 #include "gputune/error.h"
 #include "gputune/host_check.h"
 #include "gputune/results.h"
@@ -502,19 +503,16 @@ std::string call_check(py::object function, const std::vector<py::tuple>& output
 
 // search(spec, ...): spec is a Spec (tune()), a file or a shipped spec's name, or None (the
 // replay's own). Options mean what `gputune search`'s do; the facade checks them.
-py::dict search_from_python(const py::object& spec, const ProblemOverrides& overrides,
-                            std::optional<std::string> db, const std::string& strategy,
-                            const std::string& budget, std::optional<uint64_t> seed, bool force,
-                            bool use_prior, bool prune, double prune_above, int device,
-                            const std::string& devices, size_t jobs, const std::string& cache_dir,
-                            bool use_cache, double timeout_floor, double timeout_factor,
-                            bool warm_cache, std::optional<double> max_seconds, bool fast,
-                            const std::string& sampling, bool compile_only, const std::string& arch,
-                            const std::string& replay, const std::string& shard, bool mpi,
-                            bool replay_real_time, const std::string& profiler, py::object progress,
-                            py::object check, bool replay_unverified,
-                            const std::string& outputs_check, std::optional<double> atol,
-                            std::optional<double> rtol) {
+py::dict search_from_python(
+    const py::object& spec, const ProblemOverrides& overrides, std::optional<std::string> db,
+    const std::string& strategy, const std::string& budget, std::optional<uint64_t> seed,
+    bool force, bool use_prior, bool prune, double prune_above, int device,
+    const std::string& devices, size_t jobs, const std::string& cache_dir, bool use_cache,
+    double timeout_floor, double timeout_factor, bool warm_cache, std::optional<double> max_seconds,
+    bool fast, const std::string& sampling, bool compile_only, const std::string& arch,
+    const std::string& replay, const std::string& shard, bool mpi, bool replay_real_time,
+    const std::string& profiler, py::object progress, py::object check, bool replay_unverified,
+    const std::string& outputs_check, std::optional<double> atol, std::optional<double> rtol) {
   SearchRequest request;
   request.check.check = outputs_check;
   request.check.atol = atol;
@@ -709,6 +707,10 @@ py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& ov
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
+  } catch (const ArgumentMismatch& e) {
+    // Arguments that do not fit the kernel's parameters: Python's TypeError, as a call's are.
+    py::object cls = py::module_::import("gputune._errors").attr("ArgumentError");
+    PyErr_SetString(cls.ptr(), e.what());
   } catch (const Error& e) {
     py::object cls =
         py::module_::import("gputune._errors").attr("error_class")(error_code_name(e.code()));
