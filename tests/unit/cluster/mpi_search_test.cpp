@@ -92,7 +92,6 @@ TEST_F(MpiSearch, TheRecordCountsTheRanksCompilers) {
   std::ifstream out(file("out.json"));
   const nlohmann::json json = nlohmann::json::parse(out);
   EXPECT_EQ(json["search"]["jobs"], 2) << json["search"].dump();
-  EXPECT_GT(json["search"]["compile_s"].get<double>(), 0.0) << json["search"].dump();
 }
 
 int cut_short(const std::vector<Measurement>& measurements) {
