@@ -89,6 +89,10 @@ int run(const std::vector<std::string>& args) {
       "absolute tolerance of the check (|got - expected| <= atol + rtol |expected|), instead "
       "of the spec's");
   add("rtol", po::value<double>(), "relative tolerance of the check, instead of the spec's");
+  add("strict",
+      "stop (exit 65) where gputune would warn about the spec's arguments: a type that differs "
+      "from the kernel's parameter, or an argument the baseline used otherwise than declared "
+      "(an input it changed, an output it left untouched)");
   add("quiet,q", "no progress on stderr");
   add("warnings",
       "after the results, each compiler warning with the variants that got it; with "
@@ -158,6 +162,7 @@ int run(const std::vector<std::string>& args) {
   request.warm_cache = vm.count("warm-cache");
   if (!vm["max-seconds"].defaulted()) request.max_seconds = vm["max-seconds"].as<double>();
   request.fast = vm.count("fast");
+  request.strict = vm.count("strict") > 0;
   request.sampling = vm["sampling"].as<std::string>();
   request.compile_only = vm.count("compile-only");
   request.arch = vm["arch"].as<std::string>();

@@ -17,6 +17,7 @@
 #include "compile/compiler_log.h"
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
+#include "gputune/argument_mismatch.h"
 #include "gputune/error.h"
 #include "gputune/json_text.h"
 #include "gputune/session.h"
@@ -72,6 +73,7 @@ SearchOptions search_options(const SearchRequest& request) {
   search.racing.enabled = request.sampling == "race" && request.shard.empty();
   search.seed = request.seed;
   search.force = request.force;
+  search.strict = request.strict;
   search.use_prior = request.use_prior;
   search.prune = request.prune;
   if (!(request.prune_above > 1)) {
@@ -320,7 +322,10 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   SearchResult result = run_search(problem, runner, compiler, store, options, progress, stop);
   // The runner goes on past a failing baseline only where it is not the reference: the spec
   // gives the expected outputs, or a check function judges them.
-  if (result.baseline.status != Status::kOk) {
+  if (result.baseline.status == Status::kOk && !result.baseline.message.empty()) {
+    // Arguments it used otherwise than declared (GpuRunner::set_reference).
+    std::cerr << "gputune: warning: " << result.baseline.message << "\n";
+  } else if (result.baseline.status != Status::kOk) {
     const std::string& why = result.baseline.message;
     std::cerr << "gputune: warning: the baseline (" << result.baseline.config << ") is "
               << status_name(result.baseline.status) << ": " << why.substr(0, why.find('\n'))
@@ -429,6 +434,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   SignatureRules signature_rules;
   signature_rules.element_types_must_match = request.inline_spec.has_value();
   for (const std::string& warning : check_signatures(problem, signature_rules)) {
+    if (request.strict) throw ArgumentMismatch(warning + " (an error with --strict)");
     std::cerr << "gputune: warning: " << warning << "\n";
   }
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.

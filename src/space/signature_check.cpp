@@ -64,6 +64,13 @@ class Checker {
   std::vector<std::string> warnings;
 
  private:
+  void warn(const std::string& warning) {
+    // Launches that pass the same arguments to the same kernel warn once.
+    if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) {
+      warnings.push_back(warning);
+    }
+  }
+
   void check(const engine::KernelSignature& kernel, size_t i, const ArgumentSpec& argument) {
     const engine::ParameterFact& parameter = kernel.parameters[i];
     if (!parameter.known) return;
@@ -84,16 +91,16 @@ class Checker {
             ": the kernel reads its bytes as " + parameter.element + "; expected " +
             parameter.element + " elements");
         if (rules_.element_types_must_match) throw ArgumentMismatch(message);
-        warnings.push_back(message);
+        warn(message);
       } else {
-        warnings.push_back(argument.where.message(
+        warn(argument.where.message(
             what + " is " + type + ", and " + of + " is " + parameter.element +
             ": it is passed as " + type + " bytes, which the kernel reads as " + parameter.element +
             "; expected type " + parameter.element));
       }
     }
     if (parameter.pointer && parameter.const_pointee && argument.output) {
-      warnings.push_back(argument.where.message(
+      warn(argument.where.message(
           what + " is an output, and " + of +
           " points to const: the kernel cannot write it; expected the argument the kernel "
           "writes marked as the output"));

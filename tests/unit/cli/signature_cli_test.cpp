@@ -60,7 +60,7 @@ TEST_F(SignatureCli, ALeftOutArgumentIsASpecErrorBeforeAnythingCompiles) {
   EXPECT_FALSE(contains(r.out, "compiled")) << r.out;
 }
 
-TEST_F(SignatureCli, ATypeThatDiffersIsAWarningAndTheRunGoesOn) {
+TEST_F(SignatureCli, ATypeThatDiffersIsAWarningAndTheRunGoesOnUnlessStrict) {
   const CommandResult r = run_gputune("search " +
                                       spec("  - {name: out, type: float32, count: n, output: "
                                            "true}\n"
@@ -71,6 +71,12 @@ TEST_F(SignatureCli, ATypeThatDiffersIsAWarningAndTheRunGoesOn) {
   EXPECT_TRUE(contains(r.err, "warning: ")) << r.err;
   EXPECT_TRUE(contains(r.err, "spec.yaml:6:5: argument 'n' is float32")) << r.err;
   EXPECT_TRUE(contains(r.out, "2 variants compiled")) << r.out;
+  const CommandResult strict = run_gputune("search " + (dir_ / "spec.yaml").string() +
+                                           " --compile-only --arch sm_90 -q "
+                                           "--strict");
+  EXPECT_EQ(strict.exit_code, 65) << strict.err;
+  EXPECT_TRUE(contains(strict.err, "argument 'n' is float32")) << strict.err;
+  EXPECT_TRUE(contains(strict.err, "--strict")) << strict.err;
 }
 
 TEST_F(SignatureCli, AT1FileWithAnArgumentTooFewIsASpecError) {

@@ -262,6 +262,35 @@ TEST_F(SearchTest, AWrongBaselineIsStoredAndTheSearchGoesOn) {
   EXPECT_EQ(result.evaluated.size(), p.space().count_valid());
 }
 
+// An ok baseline whose message names arguments it used otherwise than declared (GpuRunner):
+// the search goes on, unless --strict.
+TEST_F(SearchTest, AMisusedArgumentStopsTheSearchOnlyWhenStrict) {
+  class MisusingRunner : public FakeRunner {
+   public:
+    Measurement set_reference(const Candidate& baseline) override {
+      Measurement m = FakeRunner::set_reference(baseline);
+      m.message = "the baseline changed 'x', declared read-only";
+      return m;
+    }
+  };
+  Problem p = problem();
+  FakeCompiler compiler;
+  MisusingRunner runner;
+  auto store = open_sqlite_store(":memory:");
+  EXPECT_EQ(run_search(p, runner, compiler, *store, {}).evaluated.size(), p.space().count_valid());
+  SearchOptions strict;
+  strict.strict = true;
+  auto fresh = open_sqlite_store(":memory:");
+  try {
+    run_search(p, runner, compiler, *fresh, strict);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kSpec);
+    EXPECT_NE(std::string(e.what()).find("changed 'x'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--strict"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(SearchTest, BaselineThatDoesNotCompileStopsWithItsLocation) {
   Problem p = problem();
   auto store = open_sqlite_store(":memory:");
