@@ -245,10 +245,9 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem =
-        std::make_unique<Problem>(recording_problem(recording, recording_root(path, recording),
-                                                    false, request.replay_unverified)
-                                      .spec());
+    recording.info.spec_path = recording_spec_file(path, recording);
+    replay.problem = std::make_unique<Problem>(
+        recording_problem(recording, "", false, request.replay_unverified).spec());
   }
   check_recording_configs(recording, *replay.problem, path);
   replay.counters = std::move(recording.counters);
@@ -387,13 +386,21 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     if (request.replay_real_time) replay.runner = pace_like_recorded(std::move(replay.runner));
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
-    auto store = open_writable_store(db);
+    auto database = open_writable_store(db);
+    auto store = keep_answered(*database);
     // The recording's copy bandwidth (a database's, for its device): 0 when it has none.
     auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters, kProfileStartS,
                                            replay.runner->measure_copy_bandwidth());
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, *profiler, true, progress, stop);
     store_replayed_counters(*replay.problem, replay.counters, outcome.workload, *store);
+    const auto unanswered =
+        std::count_if(outcome.evaluated.begin(), outcome.evaluated.end(), is_unrecorded);
+    if (unanswered > 0) {
+      std::cerr << "gputune: warning: " << unanswered << " of the configs the search chose "
+                << (unanswered == 1 ? "is" : "are") << " not in " << request.replay
+                << "; nothing is stored for them, so a search on a GPU measures them\n";
+    }
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();
