@@ -161,6 +161,10 @@ std::vector<ShippedSpec> shipped_spec_list();
 // With a spec: only the workloads of that spec (and kernel source) at its problem values.
 std::vector<WorkloadInfo> stored_workloads(const std::string& db,
                                            const std::optional<Spec>& spec = std::nullopt);
+// Why `db` (which exists) holds nothing measured for `spec` at its problem values, in words:
+// what it holds of the spec's kernel instead (other problem values, another version of the
+// spec, another kernel source, only failures), else which kernels it does hold.
+std::string why_nothing_measured(const std::string& db, const Spec& spec);
 // One stored workload: its summary, its results as `gputune show` reports them, every attempt.
 struct StoredWorkload {
   WorkloadInfo summary;

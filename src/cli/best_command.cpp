@@ -49,7 +49,7 @@ int run(const std::vector<std::string>& args) {
   if (vm.count("json")) std::cout << json_text(out, 2) << "\n";
   if (!found) {
     std::cerr << "gputune best: nothing measured for " << workload_title(spec) << " in " << db
-              << "\n";
+              << ": " << why_nothing_measured(db, spec) << "\n";
     return EX_DATAERR;
   }
   return 0;

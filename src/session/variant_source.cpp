@@ -36,7 +36,8 @@ VariantSource variant_source(const Spec& spec, const VariantChoice& choice) {
     }
     if (!found) {
       throw Error(ErrorCode::kIo, "nothing measured for " + workload_title(spec) + " in " +
-                                      choice.best_db + "; expected a database it was searched in");
+                                      choice.best_db + ": " +
+                                      why_nothing_measured(choice.best_db, spec));
     }
   }
   const Variant variant = problem.variant(out.index);
