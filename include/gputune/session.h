@@ -139,6 +139,9 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
 // --set's texts as assignments, in order: "m=4096,n=2*m" is two; a comma inside an expression
 // ("n=max(a, b)") is not a separator. Throws Error(kUsage) for an item that is not name=value.
 ProblemOverrides parse_assignments(const std::vector<std::string>& given);
+// " (did you mean 'x'?)" when one of `known` is close enough to `word` to be the one meant (a
+// typo of a command, an option or a name), else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known);
 
 // Specs: a file or a shipped spec's name (catalog: $GPUTUNE_SPACES, the install, the source
 // tree in a development build), or YAML text.

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "gputune/error.h"
+#include "gputune/session.h"
 
 namespace gputune::cli {
 
@@ -11,7 +12,15 @@ std::optional<po::variables_map> parse(const std::vector<std::string>& args,
                                        const po::positional_options_description& positional,
                                        const std::string& examples) {
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  } catch (const po::unknown_option& e) {
+    std::vector<std::string> known;
+    for (const auto& option : options.options()) known.push_back("--" + option->long_name());
+    const std::string given = e.get_option_name();
+    throw Error(ErrorCode::kUsage, "unrecognised option '" + given + "'" +
+                                       did_you_mean(given.substr(0, given.find('=')), known));
+  }
   if (vm.count("help")) {
     std::cout << options << examples;
     return std::nullopt;

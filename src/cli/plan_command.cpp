@@ -68,7 +68,7 @@ int run(const std::vector<std::string>& args) {
   const auto parsed =
       parse(args, options, positional,
             "\nexamples:\n"
-            "  gputune plan transpose stencil --sweep n=1024,2048,4096 --shards 4\n"
+            "  gputune plan transpose reduce --sweep n=1024,2048,4096 --shards 4\n"
             "  gputune plan transpose --shards 8          # one space, by config index\n"
             "  gputune plan transpose --shards 8 --commands $SLURM_ARRAY_TASK_ID | sh\n");
   if (!parsed) return 0;

@@ -110,7 +110,8 @@ int run(const std::vector<std::string>& args) {
       "nothing then shows it was measured with this spec (its configs are still checked)");
   add("shard", po::value<std::string>(),
       "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
-      "a Slurm job array; give each shard its own --db and merge them (gputune db merge)");
+      "a Slurm job array; give each shard its own --db and merge them (gputune merge OUT.db "
+      "shard-*.db)");
   po::positional_options_description positional;
   positional.add("spec", 1);
   const auto parsed = parse(

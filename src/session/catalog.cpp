@@ -30,6 +30,10 @@ ProblemOverrides parse_assignments(const std::vector<std::string>& given) {
   return overrides;
 }
 
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known) {
+  return suggestion(word, known);
+}
+
 Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides) {
   return load_spec(resolve_spec(path_or_name), overrides);
 }
