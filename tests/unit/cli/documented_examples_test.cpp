@@ -187,7 +187,22 @@ class DocumentedExamples : public ::testing::Test {
       const std::string& before = args[i - 1];
       if (before == "-o" || before == "--out" || (before == "--db" && writes_db)) continue;
       if (args[0] == "merge" && i == 1) continue;  // the output
-      if (word.find('*') != std::string::npos) continue;
+      const size_t star = word.find('*');
+      if (star != std::string::npos) {
+        // A shell pattern: the user's files unless an earlier example made some.
+        bool matched = false;
+        for (const auto& entry : fs::directory_iterator(dir_ / fs::path(word).parent_path())) {
+          const std::string name = entry.path().filename().string();
+          const std::string prefix = fs::path(word).filename().string();
+          const size_t at = prefix.find('*');
+          matched = matched ||
+                    (name.rfind(prefix.substr(0, at), 0) == 0 && name.size() >= prefix.size() - 1 &&
+                     name.compare(name.size() - (prefix.size() - at - 1), std::string::npos,
+                                  prefix.substr(at + 1)) == 0);
+        }
+        if (!matched) return word;
+        continue;
+      }
       const std::string extension = fs::path(word).extension().string();
       bool file = false;
       for (const std::string& kind : kinds) file = file || extension == kind;
