@@ -77,7 +77,7 @@ int run(const std::vector<std::string>& args) {
             "examples:\n"
             "  gputune analyze transpose --baseline\n"
             "  gputune analyze sgemm --best --db runs.db\n"
-            "  gputune analyze transpose --config PAD=1 --json\n"
+            "  gputune analyze transpose --config SHARED=1,PAD=1 --json\n"
             "  gputune analyze transpose --config PAD=0 --profiler cupti\n"
             "  gputune analyze sgemm --set m=1024,n=1024,k=1024 --all --db runs.db\n"
             "  gputune analyze sgemm --top 20 --batch 10 --db runs.db\n"

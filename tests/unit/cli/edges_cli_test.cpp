@@ -78,8 +78,9 @@ TEST(CliEdges, TheShardHelpNamesTheMergeCommandThatExists) {
   EXPECT_EQ(run_gputune("merge --help").exit_code, 0);
 }
 
-// A replay of the shipped transpose recording at n=4096, then `best` at a size that was never
-// measured: the message says which sizes were.
+// A replay of the shipped transpose recording at n=4096: the recordings were made with an older
+// transpose (db/recordings/spaces-*/), so `best transpose` finds nothing, and says it is another
+// kernel source; with the spec that was measured, at a size that was not, it names the sizes.
 TEST(CliEdges, BestNamesWhatTheDatabaseHoldsInstead) {
   const fs::path dir =
       fs::temp_directory_path() / ("gputune_edges_best_" + std::to_string(getpid()));
@@ -90,11 +91,22 @@ TEST(CliEdges, BestNamesWhatTheDatabaseHoldsInstead) {
   const CommandResult replayed =
       run_gputune("search --replay " + recording + " --budget 10 --strategy random --db " + db);
   ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
-  const CommandResult best = run_gputune("best transpose --set n=4096 --db " + db);
+  std::string measured_spec;
+  for (const auto& entry : fs::directory_iterator(test::source_dir() + "/db/recordings")) {
+    if (entry.is_directory() && fs::exists(entry.path() / "spaces" / "transpose.yaml")) {
+      measured_spec = (entry.path() / "spaces" / "transpose.yaml").string();
+    }
+  }
+  ASSERT_FALSE(measured_spec.empty());
+  const CommandResult best = run_gputune("best " + measured_spec + " --set n=4096 --db " + db);
   EXPECT_EQ(best.exit_code, 0) << best.err;
-  const CommandResult other = run_gputune("best transpose --set n=2048 --db " + db);
+  const CommandResult other = run_gputune("best " + measured_spec + " --set n=2048 --db " + db);
   EXPECT_EQ(other.exit_code, 65);
   EXPECT_TRUE(contains(other.err, "measured at n=4096, not at n=2048")) << other.err;
+  const CommandResult today = run_gputune("best transpose --set n=4096 --db " + db);
+  EXPECT_EQ(today.exit_code, 65);
+  EXPECT_TRUE(contains(today.err, "another kernel source")) << today.err;
+  EXPECT_TRUE(contains(today.err, measured_spec)) << today.err;
   fs::remove_all(dir);
 }
 

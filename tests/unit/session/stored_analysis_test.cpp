@@ -220,7 +220,9 @@ TEST_F(StoredAnalysisTest, AnalyzeStoredReadsTheDatabaseAsAnalyzeNamesTheVariant
   EXPECT_EQ(baseline.counters.size(), counters_.size());
 
   const Problem problem(open_spec(spec_));
-  for (const auto& [name, value] : *config_from_json(problem.space().json(another_measured()))) {
+  const std::optional<Config> config = config_from_json(problem.space().json(another_measured()));
+  ASSERT_TRUE(config.has_value());
+  for (const auto& [name, value] : *config) {
     request.config += (request.config.empty() ? "" : ",") + name + "=" + value.text();
   }
   const AnalysisOutcome unprofiled = analyze(request);
