@@ -107,6 +107,16 @@ TEST(CliEdges, BestNamesWhatTheDatabaseHoldsInstead) {
   EXPECT_EQ(today.exit_code, 65);
   EXPECT_TRUE(contains(today.err, "another kernel source")) << today.err;
   EXPECT_TRUE(contains(today.err, measured_spec)) << today.err;
+
+  // analyze --stored reads the same database without a GPU: no counters were recorded, so it
+  // says how to take them (65); for a spec the database lacks, why (64).
+  const CommandResult stored =
+      run_gputune("analyze " + measured_spec + " --set n=4096 --best --stored --db " + db);
+  EXPECT_EQ(stored.exit_code, 65) << stored.err;
+  EXPECT_TRUE(contains(stored.err, "no counters stored for")) << stored.err;
+  const CommandResult none = run_gputune("analyze transpose --set n=4096 --stored --db " + db);
+  EXPECT_EQ(none.exit_code, 64) << none.err;
+  EXPECT_TRUE(contains(none.err, "another kernel source")) << none.err;
   fs::remove_all(dir);
 }
 
