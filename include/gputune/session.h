@@ -108,6 +108,9 @@ struct SearchOutcome {
   size_t compile_failures() const;
   // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
   bool measuring_rank = false;
+  // For the user, one sentence each (the spec's, a database on a network file system, ranks
+  // lost, ...): the command line prints them on stderr, Python raises them as warnings.
+  std::vector<std::string> warnings;
 };
 
 // Runs `gputune search`. `progress` is called after each evaluation; the search ends after
@@ -165,8 +168,9 @@ std::string t4_results(const std::string& db, int64_t workload);
 struct PriorImport {
   int64_t workload = 0;
   int64_t ok = 0, failures = 0;
-  int64_t outside = 0;              // results that are no config of the spec's space
-  std::set<std::string> defaulted;  // spec parameters the file lacks
+  int64_t outside = 0;                // results that are no config of the spec's space
+  std::set<std::string> defaulted;    // spec parameters the file lacks
+  std::vector<std::string> warnings;  // as SearchOutcome::warnings
 };
 PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
 
@@ -181,8 +185,11 @@ struct MergedDatabase {
   int64_t kept = 0;      // ... where the output's still counts
   int64_t searches_copied = 0;
 };
-std::vector<MergedDatabase> merge_databases(const std::string& output,
-                                            const std::vector<std::string>& inputs);
+struct MergeOutcome {
+  std::vector<MergedDatabase> inputs;  // in the order given
+  std::vector<std::string> warnings;   // as SearchOutcome::warnings
+};
+MergeOutcome merge_databases(const std::string& output, const std::vector<std::string>& inputs);
 
 // The shards of a tuning campaign (gputune plan): every spec at every combination of the sweep's
 // problem values is one workload; several workloads are dealt to the shards in turn (workload i

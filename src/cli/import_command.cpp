@@ -37,6 +37,7 @@ int run(const std::vector<std::string>& args) {
   const Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
   const std::string db = vm["db"].as<std::string>();
   const PriorImport imported = import_kernel_tuner(vm["file"].as<std::string>(), spec, db);
+  print_warnings(imported.warnings);
   std::cout << db << ": workload " << imported.workload << ": " << imported.ok << " ok, "
             << imported.failures << " failed";
   if (imported.outside > 0) {

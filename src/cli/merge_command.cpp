@@ -41,7 +41,9 @@ int run(const std::vector<std::string>& args) {
   }
   const std::string output = databases.front();
   databases.erase(databases.begin());
-  const std::vector<MergedDatabase> merged = merge_databases(output, databases);
+  const MergeOutcome outcome = merge_databases(output, databases);
+  print_warnings(outcome.warnings);
+  const std::vector<MergedDatabase>& merged = outcome.inputs;
   if (vm.count("json")) {
     nlohmann::json out = nlohmann::json::array();
     for (const MergedDatabase& m : merged) {

@@ -74,4 +74,8 @@ void add_spec_options(po::options_description& options) {
   add("help,h", "show this help");
 }
 
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) std::cerr << "gputune: warning: " << warning << "\n";
+}
+
 }  // namespace gputune::cli

@@ -27,4 +27,7 @@ void add_spec_options(po::options_description& options);
 ProblemOverrides parse_overrides(const po::variables_map& vm);
 std::string required_spec(const po::variables_map& vm);
 
+// What the session returned for the user, each as "gputune: warning: ..." on stderr.
+void print_warnings(const std::vector<std::string>& warnings);
+
 }  // namespace gputune::cli

@@ -141,6 +141,7 @@ int run(const std::vector<std::string>& args) {
     ProgressPrinter printer(!vm.count("quiet"));
     outcome = search(request, std::ref(printer), &install_interrupt_handler());
   }
+  print_warnings(outcome.warnings);
   if (outcome.measuring_rank) return 0;  // rank 0 reports
   if (outcome.compile_only) {
     std::cout << compile_only_text(outcome, json, vm.count("warnings") > 0);

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <iostream>
+#include <sstream>
 #include <utility>
 
 #include "cluster/tcp.h"
@@ -35,7 +35,7 @@ std::string expect(const RankPeer& peer, uint32_t type) {
 }  // namespace
 
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s) {
+                                   double timeout_s, std::vector<std::string>* warnings) {
   std::vector<int> fds = local;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (int accepted = 0; accepted < remote;) {
@@ -49,8 +49,10 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
     ++accepted;
   }
   if (static_cast<int>(fds.size() - local.size()) < remote) {
-    std::cerr << "gputune: warning: " << fds.size() - local.size() << " of " << remote
-              << " ranks reached rank 0 in " << timeout_s << " s; going on without the others\n";
+    std::ostringstream warning;
+    warning << fds.size() - local.size() << " of " << remote << " ranks reached rank 0 in "
+            << timeout_s << " s; going on without the others";
+    warnings->push_back(warning.str());
   }
   std::vector<RankPeer> peers;
   for (int fd : fds) {
@@ -59,7 +61,7 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
     try {
       peer.hello = read_hello(expect(peer, kRankHello));
     } catch (const Error& e) {
-      std::cerr << "gputune: warning: a rank failed to start: " << e.what() << "\n";
+      warnings->push_back(std::string("a rank failed to start: ") + e.what());
       close(fd);
       continue;
     }
@@ -268,8 +270,8 @@ void RemoteRunner::lose(size_t peer, const std::string& why,
   ++lost_;
   close(p.link.fd);
   p.link.fd = -1;
-  std::cerr << "gputune: warning: " << who(p.link) << " " << why << "; " << p.in_flight
-            << " variants it had are lost, the search goes on\n";
+  warnings_.push_back(who(p.link) + " " + why + "; " + std::to_string(p.in_flight) +
+                      " variants it had are lost, the search goes on");
   for (auto it = owner_.begin(); it != owner_.end();) {
     if (it->second.peer != peer) {
       ++it;

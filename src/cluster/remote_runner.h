@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/rank_link.h"
@@ -18,9 +19,10 @@ struct RankPeer {
 };
 
 // The measuring ranks' hellos: `local` (rank 0's own worker, on a socket pair) and `remote`
-// connections accepted on `listener` until `remote` have said hello or timeout_s passed.
+// connections accepted on `listener` until `remote` have said hello or timeout_s passed. Ranks
+// that did not come or failed to start are said in `warnings`.
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s);
+                                   double timeout_s, std::vector<std::string>* warnings);
 // Tells every rank that the search is over and closes the connections.
 void dismiss_ranks(std::vector<RankPeer>& peers);
 
@@ -50,6 +52,8 @@ class RemoteRunner : public AsyncRunner {
 
   std::vector<RankPeer> release();  // the ranks still alive, for the next device model's search
   int lost_ranks() const { return lost_; }
+  // What the user should hear of since the last call: the ranks lost and what they had.
+  std::vector<std::string> take_warnings() { return std::exchange(warnings_, {}); }
 
  private:
   struct Peer {
@@ -76,6 +80,7 @@ class RemoteRunner : public AsyncRunner {
   std::vector<std::pair<uint64_t, Measurement>> lost_results_;  // handed back by the next poll
   uint64_t next_ = 1;
   int lost_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace gputune

@@ -164,7 +164,7 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
   device.name = device_name;
   // Never the toolchain of a search, so an import stays a workload of its own.
   const WorkloadKey key = workload_key(problem, device, "imported from Kernel Tuner");
-  auto store = open_writable_store(db);
+  auto store = open_writable_store(db, &report.warnings);
   report.workload = store->workload(key);
   store->commit(report.workload, measurements);
   if (seen.count(problem.baseline_index())) {

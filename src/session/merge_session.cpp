@@ -5,15 +5,14 @@
 
 namespace gputune {
 
-std::vector<MergedDatabase> merge_databases(const std::string& output,
-                                            const std::vector<std::string>& inputs) {
+MergeOutcome merge_databases(const std::string& output, const std::vector<std::string>& inputs) {
   if (inputs.empty()) {
     throw Error(ErrorCode::kUsage,
                 "gputune merge OUT IN...: give the databases to merge after the output, such as "
                 "gputune merge all.db shard-*.db");
   }
-  warn_if_network_database(output);
-  std::vector<MergedDatabase> out;
+  MergeOutcome out;
+  warn_if_network_database(output, &out.warnings);
   for (const std::string& input : inputs) {
     const MergeCounts counts = merge_database(output, input);
     MergedDatabase merged;
@@ -26,7 +25,7 @@ std::vector<MergedDatabase> merge_databases(const std::string& output,
     merged.replaced = counts.replaced;
     merged.kept = counts.kept;
     merged.searches_copied = counts.searches_copied;
-    out.push_back(std::move(merged));
+    out.inputs.push_back(std::move(merged));
   }
   return out;
 }

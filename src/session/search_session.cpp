@@ -3,7 +3,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,6 +18,7 @@
 #include "process/compile_pool.h"
 #include "process/gpu_list.h"
 #include "process/process_runner.h"
+#include "profile/variant_profilers.h"
 #include "replay/replay.h"
 #include "run/runner.h"
 #include "search/matching_workloads.h"
@@ -28,7 +28,6 @@
 #include "session/problem_info.h"
 #include "session/recording_root.h"
 #include "session/search_parts.h"
-#include "session/variant_profilers.h"
 #include "session/writable_store.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -291,6 +290,11 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   return outcome;
 }
 
+std::vector<std::string> with_spec_warnings(const Spec& spec, std::vector<std::string> warnings) {
+  warnings.insert(warnings.begin(), spec.warnings.begin(), spec.warnings.end());
+  return warnings;
+}
+
 }  // namespace search_parts
 
 using namespace search_parts;
@@ -316,16 +320,18 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
+  std::vector<std::string> warnings;
   if (!request.replay.empty()) {
     if (request.host_check) {
-      std::cerr << "gputune: warning: a replay cannot run the check function: the variants' "
-                   "statuses are those stored when they were measured (and checked)\n";
+      warnings.push_back(
+          "a replay cannot run the check function: the variants' statuses are those stored "
+          "when they were measured (and checked)");
     }
     Replay replay = open_replay(request);
     if (request.replay_real_time) replay.runner = pace_like_recorded(std::move(replay.runner));
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
-    auto store = open_writable_store(db);
+    auto store = open_writable_store(db, &warnings);
     // The recording's copy bandwidth (a database's, for its device): 0 when it has none.
     auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters, kProfileStartS,
                                            replay.runner->measure_copy_bandwidth());
@@ -335,6 +341,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();
+    outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
     return outcome;
   }
   if (!request.inline_spec && request.spec.empty()) {
@@ -347,9 +354,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
                     " says check: none, and a check function was given; expected one of them "
                     "(drop check: none to have the function judge the outputs)");
   }
-  if (!problem.baseline_note().empty()) {
-    std::cerr << "gputune: warning: " << problem.baseline_note() << "\n";
-  }
+  if (!problem.baseline_note().empty()) warnings.push_back(problem.baseline_note());
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
   SearchOutcome outcome;
@@ -368,7 +373,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce,
                                       request.host_check);
     const std::string db = request.db.value_or("gputune.db");
-    auto store = open_writable_store(db);
+    auto store = open_writable_store(db, &warnings);
     NcuLaunch launch;
     launch.device = devices.front();
     launch.timeout_s = 60;
@@ -381,6 +386,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   outcome.problem = problem_info_of(problem);
   outcome.spec = problem.spec();
+  outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
   return outcome;
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -255,10 +254,10 @@ void T1Reader::read_parameters(const json& space, Spec* spec) {
     if (item.contains("Default") && !default_among_values(item.at("Default"), parameter)) {
       // Published files hold such Defaults (BAT's hotspot: MAX_TFACTOR 1 of [10]); Kernel Tuner
       // and KTT ignore Default, so the file still runs, from the spec check's baseline.
-      std::cerr << "gputune: warning: " << where_.at(pointer + "/Default").str() << ": parameter '"
-                << parameter.name << "' Default " << item.at("Default").dump()
-                << " is not among its Values; the baseline takes "
-                << parameter.values.front().text() << " instead\n";
+      spec->warnings.push_back(where_.at(pointer + "/Default").str() + ": parameter '" +
+                               parameter.name + "' Default " + item.at("Default").dump() +
+                               " is not among its Values; the baseline takes " +
+                               parameter.values.front().text() + " instead");
     } else if (item.contains("Default")) {
       const json& fallback = item.at("Default");
       context_.where["baseline/" + std::to_string(spec->baseline.size()) + "/name"] =

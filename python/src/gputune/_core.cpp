@@ -566,6 +566,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   out["spec"] = spec_info(outcome.spec);
   out["spec_object"] = outcome.spec;  // names the knobs of a stored analysis
   out["nvrtc_version"] = outcome.nvrtc_version;
+  out["warnings"] = outcome.warnings;
   if (outcome.compile_only) {
     out["rows"] = records(outcome.compiled);
     out["arch"] = outcome.arch;

@@ -104,6 +104,8 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
     finally:
         if bar is not None:
             bar.close()
+    for warning in raw.get("warnings", []):
+        warnings.warn("gputune: " + warning, stacklevel=3)
     kind = "compile_only" if "arch" in raw else "search"
     results = Results(kind, raw, db=raw.get("db"), history=search_history(raw))
     if results.interrupted:
