@@ -23,7 +23,7 @@
 #include "run/cuda_driver.h"
 #include "run/scalar_visit.h"
 #include "search/search.h"
-#include "session/config_assignments.h"
+#include "profile/config_assignments.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
 

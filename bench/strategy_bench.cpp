@@ -23,7 +23,7 @@
 #include "gputune/error.h"
 #include "model/features.h"
 #include "replay/replay.h"
-#include "session/variant_profilers.h"
+#include "profile/variant_profilers.h"
 #include "strategy/bottleneck_strategy.h"
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"

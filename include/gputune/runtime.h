@@ -65,11 +65,19 @@ struct Parameter {
 using Config = std::vector<Parameter>;  // in the spec's parameter order
 using ProblemValues = std::map<std::string, double>;
 
-// One kernel launch of the selected config at the problem, from the spec's expressions.
+// One kernel launch of the selected config at the problem, from the spec's expressions. A
+// variant of the transformation engine (docs/engine.md) launches merged: thread_merge_x/y
+// shrink the block, block_merge_x/y grow it and shrink the grid, and a block-merged kernel
+// takes the original grid's extents as trailing `unsigned int` parameters, which launch()
+// appends to the application's arguments.
 struct LaunchGeometry {
   std::string kernel;  // the spec's kernel name for this launch, parameters substituted
   std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   uint32_t dynamic_shared_bytes = 0;
+  // How many arguments the application passes to launch() (the spec's, less constants).
+  size_t argument_count = 0;
+  // Appended after them: the original grid's x, then y extent, for the merged dimensions.
+  std::vector<uint32_t> trailing_arguments;
 };
 
 struct SelectorState;  // the opened layers, shared with the selections they answered
@@ -95,7 +103,8 @@ class GPUTUNE_RUNTIME_API Selection {
   // without a GPU) where there is no code or it does not load.
   void* load(size_t index = 0) const;
   // Launches launch `index` with the kernel's arguments (pointers to each, as cuLaunchKernel
-  // takes them) on `stream` (a CUstream; nullptr: the default stream). Throws RuntimeError.
+  // takes them, as the spec lists them) on `stream` (a CUstream; nullptr: the default stream),
+  // the launch's trailing arguments appended. Throws RuntimeError.
   void launch(void** arguments, void* stream = nullptr, size_t index = 0) const;
   // The JSON both front ends print: config, tier, distance, predicted_ms, layer,
   // explanation, problem, launches.

@@ -1,6 +1,7 @@
 #include "analysis/remedies.h"
 
 #include "transforms/generic_transform.h"
+#include "transforms/source_transforms.h"
 
 namespace gputune {
 
@@ -12,10 +13,16 @@ std::vector<RemedyKnob> knobs_for(const Spec& spec, Remedy remedy) {
     for (const auto& parameter : parameters) add_remedy_knob(knobs, parse_remedy_knob(parameter));
   }
   for (const auto& transform : spec.transforms) {
-    const GenericTransform* generic = find_generic_transform(transform.name);
     // A transform with a single value is fixed in this space: no knob to turn.
-    if (generic && generic->remedy == name && transform.values.size() > 1) {
+    if (transform.values.size() < 2) continue;
+    const GenericTransform* generic = find_generic_transform(transform.name);
+    if (generic && generic->remedy == name) {
       add_remedy_knob(knobs, {transform.name, KnobDirection::kEither});
+    }
+    if (const SourceTransform* source = find_source_transform(transform.name)) {
+      for (const SourceRemedy& remedy : source->remedies) {
+        if (remedy.remedy == name) add_remedy_knob(knobs, {transform.name, remedy.direction});
+      }
     }
   }
   return knobs;

@@ -11,6 +11,7 @@ class CachedCompiler : public Compiler {
       : inner_(std::move(inner)), cache_(std::move(cache)) {}
 
   CompiledKernel compile(const CompileRequest& request) override {
+    if (!request.refusal.empty()) return refused_kernel(request);
     if (cache_) {
       if (auto hit = cache_->load(request)) {
         hit->cached = true;

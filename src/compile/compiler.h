@@ -14,6 +14,10 @@ struct CompileRequest {
   std::vector<std::string> options;  // NVRTC options besides the architecture
   // A real architecture ("sm_90") gives a cubin; a virtual one ("compute_90") gives PTX.
   std::string arch = "sm_90";
+  // Why this variant cannot be compiled at all (the transformation engine refused to rewrite
+  // it, space/problem.h Variant::refusal): every compiler answers a failure with this as its
+  // log, calls NVRTC for nothing and caches nothing.
+  std::string refusal;
 };
 
 struct CompiledKernel {
@@ -27,6 +31,9 @@ struct CompiledKernel {
   double compile_ms = 0;
   bool cached = false;  // from the module cache: compile_ms is the original compilation's
 };
+
+// The failure a compiler answers for a request with a refusal.
+CompiledKernel refused_kernel(const CompileRequest& request);
 
 class Compiler {
  public:

@@ -4,7 +4,7 @@ namespace gputune::wire {
 
 void put(Writer& w, const CompileRequest& q) {
   w.str(q.source).str(q.source_name).str(q.headers_hash).strings(q.kernel_name_expressions);
-  w.strings(q.options).str(q.arch);
+  w.strings(q.options).str(q.arch).str(q.refusal);
 }
 void get(Reader& r, CompileRequest* q) {
   q->source = r.str();
@@ -13,6 +13,7 @@ void get(Reader& r, CompileRequest* q) {
   q->kernel_name_expressions = r.strings();
   q->options = r.strings();
   q->arch = r.str();
+  q->refusal = r.str();
 }
 
 void put(Writer& w, const CompiledKernel& k) {

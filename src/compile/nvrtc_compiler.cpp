@@ -84,6 +84,7 @@ void registers_from_cubin(const std::vector<std::string>& symbols, CompiledKerne
 class NvrtcCompiler : public Compiler {
  public:
   CompiledKernel compile(const CompileRequest& request) override {
+    if (!request.refusal.empty()) return refused_kernel(request);
     if (request.kernel_name_expressions.empty()) {
       throw Error(ErrorCode::kUsage, "compile: no kernel name expression");
     }
@@ -177,5 +178,11 @@ std::string nvrtc_version() {
 }
 
 bool is_virtual_architecture(const std::string& arch) { return arch.rfind("compute_", 0) == 0; }
+
+CompiledKernel refused_kernel(const CompileRequest& request) {
+  CompiledKernel kernel;
+  kernel.log = request.refusal;
+  return kernel;
+}
 
 }  // namespace gputune

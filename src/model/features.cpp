@@ -62,7 +62,7 @@ LaunchOf launch_of(const Spec& spec) {
     }
     if (!found->second || index >= found->second->space().size()) return std::nullopt;
     try {
-      return launch_shape(found->second->variant(index));
+      return launch_shape(found->second->geometry(index));
     } catch (const Error&) {
       return std::nullopt;  // a launch expression gives no valid launch for this config
     }

@@ -162,6 +162,10 @@ size_t CompilePool::parallelism() const { return impl_->workers.size(); }
 
 uint64_t CompilePool::submit(const CompileRequest& request) {
   const uint64_t ticket = impl_->next_ticket++;
+  if (!request.refusal.empty()) {
+    impl_->ready.emplace_back(ticket, refused_kernel(request));
+    return ticket;
+  }
   if (impl_->cache) {
     if (auto kernel = impl_->cache->load(request)) {
       ++impl_->stats.cache_hits;

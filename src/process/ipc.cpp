@@ -17,6 +17,7 @@
 
 namespace gputune::wire {
 
+// The GPU worker loads what was compiled: a variant's source and refusal stay behind.
 void put(Writer& w, const Variant& v) {
   w.u64(v.index).str(v.config).strings(v.kernel_name_expressions).strings(v.compile_options);
   w.str(v.prelude).u64(v.launches.size());
@@ -25,7 +26,8 @@ void put(Writer& w, const Variant& v) {
     for (size_t a : launch.arguments) w.u64(a);
     for (uint32_t x : launch.block) w.u32(x);
     for (uint32_t x : launch.grid) w.u32(x);
-    w.u32(launch.dynamic_shared_bytes);
+    w.u32(launch.dynamic_shared_bytes).u64(launch.trailing_arguments.size());
+    for (uint32_t x : launch.trailing_arguments) w.u32(x);
   }
   w.doubles(v.scalar_arguments);
 }
@@ -44,6 +46,7 @@ void get(Reader& r, Variant* v) {
     for (uint32_t& x : launch.block) x = r.u32();
     for (uint32_t& x : launch.grid) x = r.u32();
     launch.dynamic_shared_bytes = r.u32();
+    for (uint64_t a = r.u64(); a > 0; --a) launch.trailing_arguments.push_back(r.u32());
   }
   v->scalar_arguments = r.doubles();
 }

@@ -2,13 +2,25 @@
 
 #include <sstream>
 
+#include "core/config_codec.h"
 #include "core/text.h"
 #include "gputune/error.h"
 
 namespace gputune {
 
 // "TILE=32,PAD=1" on top of the baseline.
-uint64_t config_index_of(const Problem& problem, const std::string& assignments) {
+uint64_t config_index_of(const Problem& problem, const std::string& written, bool pruned_ok) {
+  std::string assignments = written;
+  if (!trim(written).empty() && trim(written)[0] == '{') {
+    const std::optional<Config> config = config_from_json(written);
+    if (!config) {
+      throw Error(ErrorCode::kUsage, "--config '" + written +
+                                         "' is not a JSON object; expected e.g. "
+                                         "'{\"TILE\":32,\"PAD\":1}' or TILE=32,PAD=1");
+    }
+    assignments.clear();
+    for (const auto& [name, value] : *config) assignments += name + "=" + value.text() + ",";
+  }
   const SearchSpace& space = problem.space();
   std::vector<size_t> digits = space.decode(problem.baseline_index());
   std::vector<std::string> names;
@@ -45,7 +57,7 @@ uint64_t config_index_of(const Problem& problem, const std::string& assignments)
     digits[dim] = found;
   }
   const uint64_t index = space.encode(digits);
-  if (!space.valid(index)) {
+  if (!pruned_ok && !space.valid(index)) {
     throw Error(ErrorCode::kUsage, "--config gives " + space.describe(index) +
                                        ", which a constraint or device limit of the space rules "
                                        "out; pick values the constraints allow");

@@ -532,6 +532,8 @@ class GpuRunner : public Runner {
         return fail(Status::kResourceExceeded, why);
       }
       for (size_t a : launch.arguments) call.slots.push_back(argument_slot(a, v));
+      // A block-merged kernel's extra parameters: the original grid's extents (unsigned int).
+      for (uint32_t extent : launch.trailing_arguments) call.slots.push_back(extent);
     }
     for (Prepared::Call& call : prepared->calls) {
       for (uint64_t& slot : call.slots) call.params.push_back(&slot);

@@ -192,6 +192,14 @@ void Selection::launch(void** arguments, void* stream, size_t index) const {
                                        static_cast<int>(g.dynamic_shared_bytes)),
           "cuFuncSetAttribute (dynamic shared bytes)");
     }
+    // A block-merged kernel's extra parameters follow the application's.
+    std::vector<uint32_t> trailing = g.trailing_arguments;
+    std::vector<void*> all;
+    if (!trailing.empty()) {
+      all.assign(arguments, arguments + g.argument_count);
+      for (uint32_t& value : trailing) all.push_back(&value);
+      arguments = all.data();
+    }
     cuda::check(cuda::api().cuLaunchKernel(function, g.grid[0], g.grid[1], g.grid[2], g.block[0],
                                            g.block[1], g.block[2], g.dynamic_shared_bytes,
                                            static_cast<CUstream>(stream), arguments, nullptr),

@@ -1,5 +1,6 @@
 #include "runtime/kernel_rules.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <optional>
 
 #include "core/expression.h"
+#include "core/launch_merge.h"
 
 namespace gputune::runtime {
 namespace {
@@ -19,6 +21,7 @@ constexpr double kMaxLaunchValue = 2147483647.0;
 
 struct CompiledLaunch {
   std::string kernel;
+  size_t argument_count = 0;  // the arguments an application passes (constants are not)
   std::vector<Expression> block, grid;
   std::optional<Expression> shared_bytes, when;
 };
@@ -112,9 +115,24 @@ Parameter parameter_from_text(const std::string& name, const std::string& text) 
   return p;
 }
 
+namespace {
+
+bool is_identifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 struct KernelRules::Compiled {
   Scope scope;
-  std::vector<double*> parameter_slots;  // per parameter; null for symbol-valued ones
+  // Per parameter; null for symbol-valued ones and names no expression can read
+  // ("unroll(k_loop)").
+  std::vector<double*> parameter_slots;
+  std::vector<size_t> merge_knobs;  // parameters that are the engine's merge transforms
   std::vector<double*> problem_slots;
   std::vector<std::pair<std::string, Expression>> constraints;
   std::vector<CompiledLaunch> launches;
@@ -143,8 +161,25 @@ KernelRules::KernelRules(const std::string& spec_json) : compiled_(std::make_uni
       rule.values.push_back(parameter_from_json(name, v));
       rule.numeric = rule.numeric && rule.values.back().is_number;
     }
-    c.parameter_slots.push_back(rule.numeric ? c.scope.slot(name) : nullptr);
+    c.parameter_slots.push_back(rule.numeric && is_identifier(name) ? c.scope.slot(name) : nullptr);
     parameters_.push_back(std::move(rule));
+  }
+  // The engine's merge knobs reshape every launch (core/launch_merge.h); a parameter of the
+  // same name that is no transform is the user's own.
+  for (const json& name : spec.value("transforms", json::array())) {
+    if (!name.is_string()) continue;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      if (parameters_[i].name == name.get<std::string>() &&
+          MergeFactors().set(parameters_[i].name, 1)) {
+        c.merge_knobs.push_back(i);
+      }
+    }
+  }
+  std::vector<std::string> constants;
+  for (const json& argument : spec.value("arguments", json::array())) {
+    if (argument.is_object() && argument.contains("constant")) {
+      constants.push_back(argument.value("name", std::string()));
+    }
   }
   for (const json& constraint : spec.value("constraints", json::array())) {
     const std::string text = expression_text(constraint, "a constraint");
@@ -170,6 +205,13 @@ KernelRules::KernelRules(const std::string& spec_json) : compiled_(std::make_uni
     }
     if (launch.contains("when") && !launch["when"].is_null()) {
       out.when = compile(expression_text(launch["when"], "when"), c.scope, "when");
+    }
+    for (const json& argument : launch.value("arguments", json::array())) {
+      if (!argument.is_string()) continue;
+      const std::string name = argument.get<std::string>();
+      if (std::find(constants.begin(), constants.end(), name) == constants.end()) {
+        ++out.argument_count;
+      }
     }
     c.launches.push_back(std::move(out));
   }
@@ -243,6 +285,11 @@ bool KernelRules::check(const Config& config, const ProblemValues& problem,
     for (const auto& [text, expression] : c.constraints) {
       if (expression.evaluate() == 0) return fail("constraint '" + text + "' fails");
     }
+    MergeFactors factors;
+    for (size_t i : c.merge_knobs) {
+      if (!config[i].is_number) return fail(config[i].name + " is not a number");
+      factors.set(config[i].name, config[i].number);
+    }
     std::vector<LaunchGeometry> out;
     for (const CompiledLaunch& launch : c.launches) {
       if (launch.when && launch.when->evaluate() == 0) continue;
@@ -270,6 +317,16 @@ bool KernelRules::check(const Config& config, const ProblemValues& problem,
       if (launch.shared_bytes &&
           !whole(*launch.shared_bytes, "shared_bytes", true, &geometry.dynamic_shared_bytes)) {
         return false;
+      }
+      geometry.argument_count = launch.argument_count;
+      if (!factors.neutral()) {
+        MergedLaunch merged;
+        const std::string not_merged =
+            merge_launch(factors, geometry.block, geometry.grid, &merged);
+        if (!not_merged.empty()) return fail(not_merged);
+        geometry.block = merged.block;
+        geometry.grid = merged.grid;
+        geometry.trailing_arguments = std::move(merged.trailing_arguments);
       }
       const double threads = 1.0 * geometry.block[0] * geometry.block[1] * geometry.block[2];
       if (threads > device.max_threads_per_block) {

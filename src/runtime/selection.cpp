@@ -54,10 +54,12 @@ std::string Selection::to_json() const {
   out["problem"] = problem_json;
   nlohmann::ordered_json launches_json = nlohmann::ordered_json::array();
   for (const LaunchGeometry& l : launches) {
-    launches_json.push_back({{"kernel", l.kernel},
-                             {"grid", l.grid},
-                             {"block", l.block},
-                             {"shared_bytes", l.dynamic_shared_bytes}});
+    nlohmann::ordered_json launch = {{"kernel", l.kernel},
+                                     {"grid", l.grid},
+                                     {"block", l.block},
+                                     {"shared_bytes", l.dynamic_shared_bytes}};
+    if (!l.trailing_arguments.empty()) launch["trailing_arguments"] = l.trailing_arguments;
+    launches_json.push_back(std::move(launch));
   }
   out["launches"] = launches_json;
   out["explanation"] = explanation;

@@ -108,8 +108,11 @@ CompileRequest compile_request(const Problem& problem, const Variant& variant,
   CompileRequest request;
   request.source_name = std::filesystem::path(problem.spec().kernel_path).filename().string();
   // #line keeps compiler messages pointing at the user's file, whatever the prelude adds.
+  // The engine's rewrite where the variant has one, else the kernel file as written (so the
+  // module cache's keys of specs without engine knobs stay as they were).
   request.source = variant.prelude + "\n#line 1 \"" + request.source_name + "\"\n" +
-                   problem.spec().kernel_source;
+                   (variant.source.empty() ? problem.spec().kernel_source : variant.source);
+  request.refusal = variant.refusal;
   request.kernel_name_expressions = variant.kernel_name_expressions;
   request.options = variant.compile_options;
   request.headers_hash = problem.spec().headers_hash;

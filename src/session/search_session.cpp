@@ -355,6 +355,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
                     "(drop check: none to have the function judge the outputs)");
   }
   if (!problem.baseline_note().empty()) warnings.push_back(problem.baseline_note());
+  if (!problem.engine_note().empty()) warnings.push_back(problem.engine_note());
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
   SearchOutcome outcome;

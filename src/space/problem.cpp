@@ -5,11 +5,14 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/text.h"
 #include "gputune/error.h"
+#include "space/engine_knobs.h"
 #include "transforms/generic_transform.h"
 
 namespace gputune {
@@ -70,7 +73,7 @@ void apply_transforms(const std::vector<Dimension>& dimensions, const std::vecto
     changes.launches.push_back({launch.block, launch.grid, launch.dynamic_shared_bytes});
   }
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    if (!dimensions[d].is_transform) continue;
+    if (!dimensions[d].is_transform || find_source_transform(dimensions[d].name)) continue;
     const GenericTransform* transform = find_generic_transform(dimensions[d].name);
     if (!transform) {
       throw Error(ErrorCode::kSpec, "unknown transform '" + dimensions[d].name + "'");
@@ -102,7 +105,8 @@ struct Problem::Impl {
   std::vector<std::pair<size_t, Expression>> counts;   // argument index, element count
   std::optional<Expression> bytes, flops;
   std::vector<Expression> defines;  // parallel to Spec::defines
-  std::mutex mutex;                 // variant() and the metrics set the scope, so calls take turns
+  std::unique_ptr<EngineKnobs> engine;
+  std::mutex mutex;  // variant() and the metrics set the scope, so calls take turns
 
   void set(const SearchSpace& space, uint64_t index) {
     const std::vector<Value> values = space.values(index);
@@ -111,25 +115,53 @@ struct Problem::Impl {
     }
   }
 
-  // Whether every launch of the config has at most `limit` threads in a block. A dimension
-  // that is not a positive integer passes: variant() reports it with its location.
-  // Transforms that reshape blocks are not seen here.
-  bool block_threads_at_most(const SearchSpace& space, const std::vector<size_t>& digits,
-                             uint32_t limit) {
+  // The blocks of the config's launches whose condition holds, as the spec writes them. A
+  // dimension that is not a positive integer is 0: variant() reports it with its location.
+  std::vector<std::array<uint32_t, 3>> blocks_at(const SearchSpace& space,
+                                                 const std::vector<size_t>& digits) {
     std::lock_guard<std::mutex> lock(mutex);
     const auto& dimensions = space.dimensions();
     for (size_t d = 0; d < dimensions.size(); ++d) {
       if (slots[d]) *slots[d] = dimensions[d].values[digits[d]].as_number();
     }
+    std::vector<std::array<uint32_t, 3>> blocks;
     for (const LaunchExpressions& launch : launches) {
       if (launch.when && launch.when->evaluate() == 0) continue;
-      double threads = 1;
-      for (const Expression& extent : launch.block) {
-        const double value = extent.evaluate();
-        if (!is_integral(value) || value < 1) return true;
-        threads *= value;
+      std::array<uint32_t, 3> block{1, 1, 1};
+      for (size_t i = 0; i < launch.block.size(); ++i) {
+        const double value = launch.block[i].evaluate();
+        const bool fits = is_integral(value) && value >= 1 && value <= kMaxLaunchValue;
+        block[i] = fits ? static_cast<uint32_t>(std::llround(value)) : 0;
       }
+      blocks.push_back(block);
+    }
+    return blocks;
+  }
+
+  // Whether every launch of the config has at most `limit` threads in a block once the
+  // engine's thread and block merges reshaped it. A launch whose sizes are not positive
+  // integers, or that a thread merge does not divide, passes: others say why it fails.
+  bool block_threads_at_most(const SearchSpace& space, const std::vector<size_t>& digits,
+                             uint32_t limit) {
+    const MergeFactors factors = engine->factors_at(space.dimensions(), digits);
+    for (const std::array<uint32_t, 3>& block : blocks_at(space, digits)) {
+      if (block[0] == 0 || block[1] == 0 || block[2] == 0) continue;
+      MergedLaunch merged;
+      if (!merge_launch(factors, block, {1, 1, 1}, &merged).empty()) continue;
+      const double threads = 1.0 * merged.block[0] * merged.block[1] * merged.block[2];
       if (threads > limit) return false;
+    }
+    return true;
+  }
+
+  // Whether each thread merge factor divides its extent of every launch's block.
+  bool thread_merge_divides(const SearchSpace& space, const std::vector<size_t>& digits) {
+    const MergeFactors factors = engine->factors_at(space.dimensions(), digits);
+    if (factors.thread_x <= 1 && factors.thread_y <= 1) return true;
+    for (const std::array<uint32_t, 3>& block : blocks_at(space, digits)) {
+      if (block[0] == 0 || block[1] == 0) continue;
+      if (factors.thread_x > 1 && block[0] % factors.thread_x != 0) return false;
+      if (factors.thread_y > 1 && block[1] % factors.thread_y != 0) return false;
     }
     return true;
   }
@@ -165,10 +197,11 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
     for (const auto& p : *list) dimensions.push_back({p.name, p.values, p.is_transform});
   }
   for (const auto& dimension : dimensions) {
-    bool numeric = true;
+    bool numeric = is_identifier(dimension.name);  // not "unroll(k_loop)"
     for (const auto& value : dimension.values) numeric = numeric && value.is_number();
     impl_->slots.push_back(numeric ? scope.slot(dimension.name) : nullptr);
   }
+  impl_->engine = std::make_unique<EngineKnobs>(spec_, dimensions);
 
   std::vector<std::string> constraints;
   for (const ExprText& constraint : spec_.constraints) constraints.push_back(constraint.text);
@@ -200,11 +233,47 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
     }
     if (launch.when) out.when = compile(*launch.when, scope, "when");
   }
+  for (const auto& [name, expr] : spec_.defines) {
+    impl_->defines.push_back(compile(expr, scope, "define '" + name + "'"));
+  }
+  std::vector<size_t> digits(space_->dimensions().size(), 0);
+  for (const auto& [name, value] : spec_.baseline) {
+    const int d = space_->dimension_index(name);
+    if (d < 0)
+      fail(spec_.baseline_where, "baseline names '" + name + "', which is not a parameter");
+    const auto& values = space_->dimensions()[d].values;
+    size_t k = 0;
+    for (; k < values.size(); ++k) {
+      const bool same = values[k].is_number() && value.is_number()
+                            ? values[k].as_number() == value.as_number()
+                            : values[k] == value;
+      if (same) break;
+    }
+    if (k == values.size()) {
+      fail(spec_.baseline_where,
+           "baseline " + name + " = " + value.text() + " is not among its values");
+    }
+    digits[d] = k;
+  }
+  // Device limits and the engine's (after the launches' merging), checked after constraints.
+  if (!impl_->engine->empty()) {
+    space_->add_limit(
+        {"have a thread merge that does not divide the block's extent along its "
+         "dimension",
+         [impl = impl_.get(), space = space_.get()](const std::vector<size_t>& d) {
+           return impl->thread_merge_divides(*space, d);
+         }});
+  }
   space_->add_limit({"exceed " + std::to_string(max_threads_per_block) + " threads per block",
                      [impl = impl_.get(), space = space_.get(),
                       max_threads_per_block](const std::vector<size_t>& digits) {
                        return impl->block_threads_at_most(*space, digits, max_threads_per_block);
                      }});
+  if (!impl_->engine->empty()) {
+    const uint64_t baseline = space_->encode(digits);
+    impl_->engine->add_limits([this, baseline] { return kernel_unit(baseline); }, space_.get(),
+                              digits);
+  }
 
   uint64_t first_valid = space_->size();
   for (uint64_t i = 0; i < space_->size(); ++i) {
@@ -228,25 +297,6 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
                                       "that leave at least one config");
   }
 
-  std::vector<size_t> digits(space_->dimensions().size(), 0);
-  for (const auto& [name, value] : spec_.baseline) {
-    const int d = space_->dimension_index(name);
-    if (d < 0)
-      fail(spec_.baseline_where, "baseline names '" + name + "', which is not a parameter");
-    const auto& values = space_->dimensions()[d].values;
-    size_t k = 0;
-    for (; k < values.size(); ++k) {
-      const bool same = values[k].is_number() && value.is_number()
-                            ? values[k].as_number() == value.as_number()
-                            : values[k] == value;
-      if (same) break;
-    }
-    if (k == values.size()) {
-      fail(spec_.baseline_where,
-           "baseline " + name + " = " + value.text() + " is not among its values");
-    }
-    digits[d] = k;
-  }
   baseline_index_ = space_->encode(digits);
   if (const int failed = space_->failed_constraint(baseline_index_); failed >= 0) {
     const size_t constraints = space_->constraint_count();
@@ -284,9 +334,6 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
     } else {
       impl_->scalars.emplace_back(a, compile(arg.value, scope, "value of '" + arg.name + "'"));
     }
-  }
-  for (const auto& [name, expr] : spec_.defines) {
-    impl_->defines.push_back(compile(expr, scope, "define '" + name + "'"));
   }
   if (spec_.reference_kernel) reference_launch_ = resolve_reference();
   if (spec_.bytes) impl_->bytes = compile(*spec_.bytes, scope, "metrics bytes");
@@ -350,6 +397,17 @@ std::vector<PrunedConfigs> Problem::pruned() const {
   return out;
 }
 
+std::string Problem::why_pruned(uint64_t index) const {
+  const int failed = space_->failed_constraint(index);
+  if (failed < 0) return "";
+  const size_t constraints = space_->constraint_count();
+  if (static_cast<size_t>(failed) < constraints) {
+    return "fails constraint " + std::to_string(failed + 1) + " (" +
+           spec_.constraints[failed].text + ")";
+  }
+  return "would " + space_->limits()[failed - constraints].violation;
+}
+
 std::vector<BufferShape> Problem::buffers() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   std::vector<BufferShape> out;
@@ -365,20 +423,14 @@ std::vector<BufferShape> Problem::buffers() const {
   return out;
 }
 
-Variant Problem::variant(uint64_t index) const {
-  const std::vector<Value> values = space_->values(index);
+std::vector<std::string> Problem::compile_options(const std::vector<Value>& values,
+                                                  const std::string& config) const {
   const auto& dimensions = space_->dimensions();
-  Variant v;
-  v.index = index;
-  v.config = space_->json(index);
-  const std::string config = space_->describe(index);
-
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->set(*space_, index);
+  std::vector<std::string> options;
   if (spec_.parameters_as_macros) {
     for (size_t d = 0; d < dimensions.size(); ++d) {
       if (!dimensions[d].is_transform) {
-        v.compile_options.push_back("-D" + dimensions[d].name + "=" + values[d].text());
+        options.push_back("-D" + dimensions[d].name + "=" + values[d].text());
       }
     }
   }
@@ -390,13 +442,95 @@ Variant Problem::variant(uint64_t index) const {
                            " for " + (config.empty() ? "the only config" : "config " + config) +
                            "; expected a finite number");
     }
-    v.compile_options.push_back("-D" + name + "=" + number_text(value));
+    options.push_back("-D" + name + "=" + number_text(value));
   }
-  v.compile_options.insert(v.compile_options.end(), spec_.compile_options.begin(),
-                           spec_.compile_options.end());
+  options.insert(options.end(), spec_.compile_options.begin(), spec_.compile_options.end());
   // NVRTC sees the kernel as a string, so "#include \"gputune.cuh\"" needs the kernel's folder.
   const std::string kernel_dir = std::filesystem::path(spec_.kernel_path).parent_path().string();
-  v.compile_options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
+  options.push_back("--include-path=" + (kernel_dir.empty() ? "." : kernel_dir));
+  return options;
+}
+
+const std::string& Problem::engine_note() const { return impl_->engine->note(); }
+
+const EngineKnobs& Problem::engine_knobs() const { return *impl_->engine; }
+
+engine::KernelUnit Problem::kernel_unit(uint64_t index) const {
+  const std::vector<Value> values = space_->values(index);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->set(*space_, index);
+  std::vector<std::string> kernels;
+  for (size_t l = 0; l < spec_.launches.size(); ++l) {
+    const Impl::LaunchExpressions& expressions = impl_->launches[l];
+    if (expressions.when && expressions.when->evaluate() == 0) continue;
+    kernels.push_back(spec_.launches[l].kernel_name.text);
+  }
+  return impl_->engine->unit(compile_options(values, space_->describe(index)), kernels);
+}
+
+engine::Analysis Problem::engine_analysis(const std::vector<std::string>& knobs) const {
+  return engine::source_engine().analyse(kernel_unit(baseline_index_), knobs);
+}
+
+bool Problem::merge(const std::vector<Value>& values, Variant* v) const {
+  const MergeFactors factors = impl_->engine->factors(values);
+  if (factors.neutral()) return true;
+  for (Launch& launch : v->launches) {
+    MergedLaunch merged;
+    const std::string why = merge_launch(factors, launch.block, launch.grid, &merged);
+    if (!why.empty()) {
+      v->refusal = spec_.kernel_path + ": " + why;
+      return false;
+    }
+    launch.block = merged.block;
+    launch.grid = merged.grid;
+    launch.trailing_arguments = merged.trailing_arguments;
+  }
+  return true;
+}
+
+// The engine's rewrite of the kernel. A refusal becomes the variant's, never an exception: one
+// variant's rare combination must not stop a search.
+void Problem::rewrite(const std::vector<Value>& values, Variant* v) const {
+  const EngineKnobs& engine = *impl_->engine;
+  std::map<std::string, uint32_t> block_threads;
+  for (const Launch& launch : v->launches) {
+    uint32_t& threads =
+        block_threads[kernel_function_name(v->kernel_name_expressions[launch.kernel])];
+    threads = std::max(threads, launch.block[0] * launch.block[1] * launch.block[2]);
+  }
+  if (std::string why = engine.refusal(values); !why.empty()) {
+    v->refusal = std::move(why);
+    return;
+  }
+  std::vector<std::string> kernels;
+  for (const Launch& launch : v->launches) {
+    kernels.push_back(v->kernel_name_expressions[launch.kernel]);
+  }
+  const engine::Rewrite rewritten = engine::source_engine().rewrite(
+      engine.unit(v->compile_options, kernels), engine.source_knobs(values, block_threads));
+  if (rewritten.ok) {
+    v->source = rewritten.source;
+  } else {
+    v->refusal = rewritten.message;
+  }
+}
+
+Variant Problem::variant(uint64_t index) const { return make_variant(index, true); }
+
+Variant Problem::geometry(uint64_t index) const { return make_variant(index, false); }
+
+Variant Problem::make_variant(uint64_t index, bool with_source) const {
+  const std::vector<Value> values = space_->values(index);
+  const auto& dimensions = space_->dimensions();
+  Variant v;
+  v.index = index;
+  v.config = space_->json(index);
+  const std::string config = space_->describe(index);
+
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  impl_->set(*space_, index);
+  v.compile_options = compile_options(values, config);
 
   const auto launch_value = [&](const Expression& expr, const ExprText& text,
                                 const std::string& what, bool zero_ok) {
@@ -437,7 +571,6 @@ Variant Problem::variant(uint64_t index) const {
     }
     v.launches.push_back(std::move(launch));
   }
-  apply_transforms(dimensions, values, &v);
   if (v.launches.empty()) {
     fail(spec_.launches_where, "no launch's condition (when) holds for " +
                                    (config.empty() ? "the only config" : "config " + config) +
@@ -455,6 +588,10 @@ Variant Problem::variant(uint64_t index) const {
     }
     v.scalar_arguments.push_back(is_floating(arg.type) ? value : std::round(value));
   }
+  lock.unlock();  // the engine parses outside the lock: variants of other threads go on
+  // The engine's launches are the kernel's as rewritten; generic transforms apply to those.
+  if (!impl_->engine->neutral(values) && merge(values, &v) && with_source) rewrite(values, &v);
+  apply_transforms(dimensions, values, &v);
   return v;
 }
 

@@ -8,11 +8,14 @@
 
 #include "core/config_codec.h"
 #include "core/expression.h"
+#include "engine/engine.h"
 #include "gputune/results.h"
 #include "gputune/spec.h"
 #include "space/search_space.h"
 
 namespace gputune {
+
+class EngineKnobs;
 
 // One kernel launch of a variant, at its resolved sizes.
 struct Launch {
@@ -21,6 +24,9 @@ struct Launch {
   std::vector<size_t> arguments;
   std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
   uint32_t dynamic_shared_bytes = 0;
+  // Passed after `arguments` as `unsigned int`s: the original grid's x and y extents of a
+  // block-merged kernel (core/launch_merge.h), for the dimensions it merged.
+  std::vector<uint32_t> trailing_arguments;
 };
 
 // Everything needed to compile and launch one config: one module, one or more launches.
@@ -33,6 +39,12 @@ struct Variant {
   std::string prelude;                       // source placed before the kernel (transforms)
   std::vector<Launch> launches;              // in order: those whose condition holds
   std::vector<double> scalar_arguments;      // value of each scalar argument, in spec order
+  // The kernel file as the transformation engine rewrote it for this config (docs/engine.md);
+  // empty where every engine knob is neutral: the spec's own source is compiled.
+  std::string source;
+  // Why the engine cannot rewrite the kernel for this config ("k.cu:12:5: thread_merge_y:
+  // ..."): the variant is a compile error with this message, and NVRTC is not called.
+  std::string refusal;
 };
 
 // The reference kernel (Spec::reference_kernel) at fixed problem values: one launch of kernel
@@ -81,14 +93,40 @@ class Problem {
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
   // The configs each limit pruned, for the limits that pruned any; walks the space.
   std::vector<PrunedConfigs> pruned() const;
+  // Why the space leaves a config out ("fails constraint 2 (TILE % MERGE == 0)", "would exceed
+  // 1024 threads per block"); "" for a valid config.
+  std::string why_pruned(uint64_t index) const;
+  // Why the transformation engine's knobs keep their neutral values (Clang cannot parse the
+  // kernel: its first error), for one warning; "" otherwise.
+  const std::string& engine_note() const;
+  // The engine's knobs of the space and its verdicts on them at the baseline's macros.
+  const EngineKnobs& engine_knobs() const;
+  // The engine's input for a config (its macros, the kernels it launches).
+  engine::KernelUnit kernel_unit(uint64_t index) const;
+  // The engine's verdicts on `knobs` (as a spec names them: "unroll(k_loop)") at the
+  // baseline's macros.
+  engine::Analysis engine_analysis(const std::vector<std::string>& knobs) const;
 
   // Throws Error(kSpec) for a launch dimension or scalar that is not a positive integer etc.
   Variant variant(uint64_t index) const;
+  // variant() without the engine's rewrite (no source, no refusal): its launches as merged.
+  // Cheap, for the geometry of many configs (the cost model's features).
+  Variant geometry(uint64_t index) const;
   double bytes(uint64_t index) const;  // metrics; 0 when the spec gives none
   double flops(uint64_t index) const;
 
  private:
   ReferenceLaunch resolve_reference() const;
+  // The variant's macros and options (parameters, defines, the spec's options, the kernel's
+  // folder); the caller holds the scope's lock with the config set.
+  std::vector<std::string> compile_options(const std::vector<Value>& values,
+                                           const std::string& config) const;
+  Variant make_variant(uint64_t index, bool with_source) const;
+  // The launches of a config whose engine knobs merge threads or blocks; false (with the
+  // variant's refusal) where they cannot be merged.
+  bool merge(const std::vector<Value>& values, Variant* v) const;
+  // The engine's source of a config whose engine knobs are not neutral.
+  void rewrite(const std::vector<Value>& values, Variant* v) const;
 
   Spec spec_;
   ProblemValues problem_values_;

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/config_codec.h"
+#include "core/text.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -61,7 +62,7 @@ SearchSpace::SearchSpace(std::vector<Dimension> dimensions,
     size_ *= dimension.values.size();
   }
   for (const auto& dimension : dimensions_) {
-    bool numeric = true;
+    bool numeric = is_identifier(dimension.name);  // constraints cannot read "unroll(k_loop)"
     for (const auto& value : dimension.values) numeric = numeric && value.is_number();
     impl_->slots.push_back(numeric ? impl_->scope.slot(dimension.name) : nullptr);
   }

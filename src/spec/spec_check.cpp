@@ -11,6 +11,7 @@
 #include "gputune/error.h"
 #include "spec/cuda_source.h"
 #include "transforms/generic_transform.h"
+#include "transforms/source_transforms.h"
 
 namespace gputune {
 namespace {
@@ -77,7 +78,9 @@ class Checker {
 
   void check_expression(const ExprText& expr, Visible visible, const std::string& what,
                         size_t problem_count = 0, bool from_override = false) const;
-  void define_name(const std::string& name, const SourceLocation& where, const std::string& kind);
+  // `identifier`: the name must be one (all but an engine knob's "unroll(k_loop)").
+  void define_name(const std::string& name, const SourceLocation& where, const std::string& kind,
+                   bool identifier = true);
   void check_kernel_name(const ExprText& kernel_name) const;
 
   void check_kernel();
@@ -149,8 +152,8 @@ void Checker::check_expression(const ExprText& expr, Visible visible, const std:
 }
 
 void Checker::define_name(const std::string& name, const SourceLocation& where,
-                          const std::string& kind) {
-  if (!is_identifier(name)) {
+                          const std::string& kind, bool identifier) {
+  if (identifier && !is_identifier(name)) {
     fail(where, kind + " name '" + name +
                     "' is not an identifier; expected letters, digits and '_', not starting "
                     "with a digit");
@@ -241,16 +244,17 @@ void Checker::check_parameters(bool transforms) {
   for (ParameterSpec& parameter : transforms ? spec_.transforms : spec_.parameters) {
     parameter.is_transform = transforms;
     const GenericTransform* transform = nullptr;
+    const SourceTransform* source = nullptr;
     if (transforms) {
-      transform = find_generic_transform(parameter.name);
-      if (!transform) {
-        const std::vector<std::string> known = generic_transform_names();
-        fail(parameter.where, "unknown transform '" + parameter.name + "'" +
-                                  suggestion(parameter.name, known) +
-                                  "; expected one of: " + join(known));
+      if (const std::string why = reject_transform_name(parameter.name); !why.empty()) {
+        fail(parameter.where, why);
       }
+      transform = find_generic_transform(parameter.name);
+      source = find_source_transform(parameter.name);
     }
-    define_name(parameter.name, parameter.where, transforms ? "transform" : "parameter");
+    // "unroll(k_loop)" is no identifier: expressions cannot read it, and need not.
+    const bool targeted = source && parse_transform_name(parameter.name).has_target;
+    define_name(parameter.name, parameter.where, transforms ? "transform" : "parameter", !targeted);
     const std::string what = (transforms ? "transform '" : "parameter '") + parameter.name + "'";
     const std::string values_key = "values/" + parameter.name;
     if (parameter.values.empty()) {
@@ -270,9 +274,13 @@ void Checker::check_parameters(bool transforms) {
         const std::string why = transform->reject(value);
         if (!why.empty()) fail(where, why);
       }
+      if (source) {
+        const std::string why = source->reject(parameter.name, value);
+        if (!why.empty()) fail(where, why);
+      }
       numeric = numeric && value.is_number();
     }
-    (numeric ? numeric_dimensions_ : symbol_dimensions_).push_back(parameter.name);
+    if (!targeted) (numeric ? numeric_dimensions_ : symbol_dimensions_).push_back(parameter.name);
   }
 }
 
@@ -566,6 +574,19 @@ void Checker::check_constraints() const {
   }
 }
 
+// Where the baseline names no value: an engine knob's neutral value where it lists it (the
+// baseline is then the kernel as written), the first value otherwise.
+Value default_baseline(const ParameterSpec& parameter) {
+  const SourceTransform* source =
+      parameter.is_transform ? find_source_transform(parameter.name) : nullptr;
+  if (source) {
+    for (const Value& value : parameter.values) {
+      if (is_neutral(*source, value)) return value;
+    }
+  }
+  return parameter.values.front();
+}
+
 void Checker::check_baseline() {
   std::vector<const ParameterSpec*> all;
   for (const auto& p : spec_.parameters) all.push_back(&p);
@@ -604,7 +625,7 @@ void Checker::check_baseline() {
   for (const auto* p : all) {
     auto it = std::find_if(given.begin(), given.end(),
                            [&](const auto& entry) { return entry.first == p->name; });
-    spec_.baseline.push_back({p->name, it != given.end() ? it->second : p->values.front()});
+    spec_.baseline.push_back({p->name, it != given.end() ? it->second : default_baseline(*p)});
   }
 }
 

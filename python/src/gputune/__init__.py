@@ -26,6 +26,7 @@ so far is in the database; search() and tune() then return the partial Results, 
 from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuError, NvrtcError,
                       SpecError, UsageError)
 from .analysis import Analysis, analyze
+from .engine import source, transforms, variant_source
 from .results import Results
 from .select import select
 from .session import gpus, load, search, strategies, workloads
@@ -34,5 +35,5 @@ from .tuning import Arg, Constant, Out, tune
 __all__ = ["search", "tune", "select", "load", "workloads", "gpus", "Results", "Arg", "Constant",
            "Out", "analyze", "Analysis", "Error",
            "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
-           "IoError", "InternalError", "strategies"]
+           "IoError", "InternalError", "strategies", "transforms", "source", "variant_source"]
 __version__ = "0.1.0"

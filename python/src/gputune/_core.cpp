@@ -24,6 +24,7 @@
 #include "gputune/select.h"
 #include "gputune/session.h"
 #include "gputune/spec.h"
+#include "gputune/transforms.h"
 
 namespace py = pybind11;
 
@@ -756,6 +757,17 @@ PYBIND11_MODULE(_core, m) {
         py::arg("device") = analyze_defaults.device,
         py::arg("timeout") = analyze_defaults.timeout_s, py::arg("ncu") = analyze_defaults.ncu,
         py::arg("profiler") = analyze_defaults.profiler);
+  m.def(
+      "transforms", [](const Spec& spec) { return transforms_report(spec).json(); },
+      py::arg("spec"));
+  m.def(
+      "variant_source",
+      [](const Spec& spec, const std::string& config, std::optional<uint64_t> index,
+         const std::string& best_db) {
+        return variant_source(spec, {config, index, best_db}).json();
+      },
+      py::arg("spec"), py::arg("config") = "", py::arg("index") = py::none(),
+      py::arg("best_db") = "");
   m.def("export_recording", &export_workload, py::arg("db"), py::arg("workload"), py::arg("path"));
   m.def("strategy_names", &strategy_list);
   m.def("shipped_specs", &shipped_spec_paths);

@@ -221,7 +221,7 @@ TEST_F(SpecLoaderTest, UnknownKeys) {
   expect_error(base({{6, "  - {name: out, type: float32, count: n*n, outptu: true}"}}), "6:44",
                "unknown key 'outptu' in an argument (did you mean 'output'?)");
   expect_error(base({{17, "  block_ordr: [row, diagonal]"}}), "17:3",
-               "unknown key 'block_ordr' in transforms (did you mean 'block_order'?)");
+               "unknown transform 'block_ordr' (did you mean 'block_order'?)");
   expect_error(base({{11, "  grid: [1]\n  zzz: 1"}}), "12:3", "unknown key 'zzz' in launch;");
 }
 
