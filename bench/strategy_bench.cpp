@@ -22,8 +22,8 @@
 
 #include "gputune/error.h"
 #include "model/features.h"
-#include "replay/replay.h"
 #include "profile/variant_profilers.h"
+#include "replay/replay.h"
 #include "strategy/bottleneck_strategy.h"
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"

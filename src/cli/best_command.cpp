@@ -23,7 +23,7 @@ int run(const std::vector<std::string>& args) {
   const auto parsed = parse(args, options, positional);
   if (!parsed) return 0;
   const auto& vm = *parsed;
-  Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  Spec spec = open_spec_of(vm);
   std::string db = vm["db"].as<std::string>();
   nlohmann::json out = nlohmann::json::array();
   size_t found = 0;

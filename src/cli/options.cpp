@@ -74,6 +74,12 @@ void add_spec_options(po::options_description& options) {
   add("help,h", "show this help");
 }
 
+Spec open_spec_of(const po::variables_map& vm) {
+  Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  print_warnings(spec.warnings);
+  return spec;
+}
+
 void print_warnings(const std::vector<std::string>& warnings) {
   for (const std::string& warning : warnings) std::cerr << "gputune: warning: " << warning << "\n";
 }

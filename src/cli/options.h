@@ -26,6 +26,8 @@ void add_spec_options(po::options_description& options);
 // --set n=4096 --set m=4096,n=2*m: every assignment, in order.
 ProblemOverrides parse_overrides(const po::variables_map& vm);
 std::string required_spec(const po::variables_map& vm);
+// The spec of SPEC and --set, its warnings (Spec::warnings) printed as print_warnings does.
+Spec open_spec_of(const po::variables_map& vm);
 
 // What the session returned for the user, each as "gputune: warning: ..." on stderr.
 void print_warnings(const std::vector<std::string>& warnings);

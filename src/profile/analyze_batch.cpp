@@ -430,6 +430,7 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
   const WorkloadSummary* workload = workload_on(workloads, listed_gpu(gpus, base.device));
 
   AnalyzeManyOutcome outcome;
+  outcome.warnings = problem.spec().warnings;
   const std::set<uint64_t> skip = profiled_before(*store, workload, request);
   const std::vector<Item> items =
       request.configs_file.empty()

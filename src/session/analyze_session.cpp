@@ -54,6 +54,7 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   }
 
   AnalysisOutcome outcome;
+  outcome.warnings = problem.spec().warnings;
   outcome.config = problem.space().json(index);
   CounterResult result;
   if (request.profiler == "cupti") {

@@ -55,6 +55,7 @@ SelectOutcome select_config(const SelectRequest& request) {
     // Not a spec: a kernel's name, as release databases name it.
   }
   if (spec) {
+    out.warnings = spec->warnings;
     out.kernel = spec->kernel_name.text;
     source_hash = spec->source_hash();
     for (const auto& [name, value] : problem_info(*spec).values) problem[name] = value;
@@ -77,7 +78,7 @@ SelectOutcome select_config(const SelectRequest& request) {
     const runtime::Selector selector =
         runtime::Selector::open(request.dbs, runtime::Options{request.strict});
     out.selection = selector.select(out.kernel, problem, device, source_hash);
-    out.warnings = selector.warnings();
+    for (const std::string& warning : selector.warnings()) out.warnings.push_back(warning);
   } catch (const runtime::RuntimeError& e) {
     throw Error(ErrorCode::kDb, e.what());
   }

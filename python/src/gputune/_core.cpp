@@ -663,6 +663,7 @@ py::dict analysis_dict(const AnalysisOutcome& a) {
   out["profile_s"] = a.profile_s;
   out["stored"] = a.stored;
   out["source"] = a.source;
+  out["warnings"] = a.warnings;
   return out;
 }
 
@@ -713,7 +714,8 @@ PYBIND11_MODULE(_core, m) {
       .def("set_data", &set_data, py::arg("name"), py::arg("buffer"))
       .def("set_reference", &set_reference, py::arg("name"), py::arg("buffer"))
       .def_property_readonly("path", [](const Spec& s) { return s.path; })
-      .def_property_readonly("text", [](const Spec& s) { return s.text; });
+      .def_property_readonly("text", [](const Spec& s) { return s.text; })
+      .def_property_readonly("warnings", [](const Spec& s) { return s.warnings; });
 
   m.def("open_spec", &open_spec, py::arg("path_or_name"),
         py::arg("overrides") = ProblemOverrides{});

@@ -23,6 +23,21 @@ def strategies():
     return list(_core.strategy_names())
 
 
+def warn_all(messages, stacklevel=3):
+    """What the core returned for the user (an outcome's or a spec's warnings), each raised
+    with warnings.warn; stacklevel as warnings.warn's, counted from the caller."""
+    for message in messages:
+        warnings.warn("gputune: " + message, stacklevel=stacklevel)
+
+
+def open_spec(spec, set=None):
+    """A spec file or a shipped spec's name at problem values `set`, as a _core.Spec; what
+    reading it noticed is raised as warnings."""
+    spec_obj = _core.open_spec(os.fspath(spec), _overrides(set))
+    warn_all(spec_obj.warnings, stacklevel=4)
+    return spec_obj
+
+
 def _overrides(values):
     if not values:
         return []
@@ -104,8 +119,7 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
     finally:
         if bar is not None:
             bar.close()
-    for warning in raw.get("warnings", []):
-        warnings.warn("gputune: " + warning, stacklevel=3)
+    warn_all(raw["warnings"], stacklevel=4)
     kind = "compile_only" if "arch" in raw else "search"
     results = Results(kind, raw, db=raw.get("db"), history=search_history(raw))
     if results.interrupted:
@@ -178,7 +192,7 @@ def load(db="gputune.db", spec=None, *, set=None, workload=None, device=None):
     db = os.fspath(db)
     spec_obj = None
     if spec is not None:
-        spec_obj = _core.open_spec(os.fspath(spec), _overrides(set))
+        spec_obj = open_spec(spec, set)
     elif isinstance(set, dict) and set:
         raise UsageError("load(): set= needs spec=")
     return _load(db, spec_obj, workload, device)
