@@ -60,8 +60,8 @@ int run(const std::vector<std::string>& args) {
       "batch", po::value<size_t>()->default_value(64), "variants per ncu run")(
       "variant-timeout", po::value<double>()->default_value(10),
       "seconds each variant adds to a batch's watchdog (--timeout plus this per variant)")(
-      "jobs,j", po::value<size_t>()->default_value(0),
-      "compile workers (0: one per CPU this process may use)")(
+      "jobs,j", po::value<std::string>(),
+      "compile workers (default: one per CPU this process may use)")(
       "cache-dir", po::value<std::string>()->default_value(""),
       "the module cache (default: ~/.cache/gputune/modules)")("no-cache",
                                                               "do not use the module cache");
@@ -126,7 +126,7 @@ int run(const std::vector<std::string>& args) {
       return EX_USAGE;
     }
     many.variant_timeout_s = vm["variant-timeout"].as<double>();
-    many.jobs = vm["jobs"].as<size_t>();
+    many.jobs = jobs_option(vm);
     many.cache_dir = vm["cache-dir"].as<std::string>();
     many.use_cache = vm.count("no-cache") == 0;
     many.unprofiled = vm.count("unprofiled") > 0;

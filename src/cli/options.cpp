@@ -64,6 +64,22 @@ std::string required_spec(const po::variables_map& vm) {
   return vm["spec"].as<std::string>();
 }
 
+size_t jobs_option(const po::variables_map& vm) {
+  if (!vm.count("jobs")) return 0;
+  const std::string text = vm["jobs"].as<std::string>();
+  const bool digits = !text.empty() && text.size() <= 4 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  const size_t jobs = digits ? std::stoul(text) : 0;
+  if (jobs == 0 || jobs > kMaxJobs) {
+    throw Error(ErrorCode::kUsage, "--jobs " + text +
+                                       ": expected a number of compiler processes "
+                                       "from 1 to " +
+                                       std::to_string(kMaxJobs) +
+                                       " (leave it out for one per CPU)");
+  }
+  return jobs;
+}
+
 void add_spec_options(po::options_description& options) {
   auto add = options.add_options();
   add("spec", po::value<std::string>(), "spec file, or the name of a shipped spec");

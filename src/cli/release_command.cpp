@@ -49,8 +49,8 @@ int run(const std::vector<std::string>& args) {
       "only these kernels (by the spec's kernel name)");
   add("force", "replace an existing output file");
   add("commit", po::value<std::string>()->default_value(""), "gputune commit to record");
-  add("jobs,j", po::value<size_t>()->default_value(0),
-      "compiler processes; 0 = one per CPU this process may use");
+  add("jobs,j", po::value<std::string>(),
+      "compiler processes (default: one per CPU this process may use)");
   add("cache-dir", po::value<std::string>()->default_value(""),
       "module cache folder (default: ~/.cache/gputune/modules)");
   add("no-cache", "compile everything afresh");
@@ -88,7 +88,7 @@ int run(const std::vector<std::string>& args) {
   request.kernels = strings(vm, "kernel");
   request.force = vm.count("force") > 0;
   request.commit = vm["commit"].as<std::string>();
-  request.jobs = vm["jobs"].as<size_t>();
+  request.jobs = jobs_option(vm);
   request.cache_dir = vm["cache-dir"].as<std::string>();
   request.use_cache = !vm.count("no-cache");
 

@@ -49,7 +49,7 @@ int run(const std::vector<std::string>& args) {
       "GPUs to measure on, one worker process each: 'all', a list such as 0,1 (identical "
       "GPUs; they share one workload), or with --mpi 'local': this rank's share of its host's "
       "GPUs, so that ranks on one host each get GPUs of their own");
-  add("jobs,j", po::value<size_t>()->default_value(0),
+  add("jobs,j", po::value<std::string>(),
       "compiler processes (default: one per CPU this process may use; with --mpi, shared among the "
       "ranks on a host)");
   add("cache-dir", po::value<std::string>(),
@@ -120,7 +120,7 @@ int run(const std::vector<std::string>& args) {
   if (!vm["db"].defaulted()) request.db = vm["db"].as<std::string>();
   request.device = vm["device"].as<int>();
   if (vm.count("devices")) request.devices = vm["devices"].as<std::string>();
-  request.jobs = vm["jobs"].as<size_t>();
+  request.jobs = jobs_option(vm);
   if (vm.count("cache-dir")) request.cache_dir = vm["cache-dir"].as<std::string>();
   request.use_cache = !vm.count("no-cache");
   request.timeout_floor_s = vm["timeout-floor"].as<double>();
@@ -145,6 +145,7 @@ int run(const std::vector<std::string>& args) {
   if (outcome.measuring_rank) return 0;  // rank 0 reports
   if (outcome.compile_only) {
     std::cout << compile_only_text(outcome, json, vm.count("warnings") > 0);
+    if (outcome.interrupted) return kInterrupted;
     return outcome.compile_failures() ? kSomeVariantsFailed : 0;
   }
   const size_t top = vm.count("top") ? vm["top"].as<size_t>()

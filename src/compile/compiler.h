@@ -45,5 +45,11 @@ class Compiler {
 std::unique_ptr<Compiler> make_nvrtc_compiler();
 std::string nvrtc_version();                            // "13.0"
 bool is_virtual_architecture(const std::string& arch);  // "compute_90": NVRTC writes PTX
+// The architectures this build's NVRTC compiles for (nvrtcGetSupportedArchs), as "sm_90".
+std::vector<std::string> nvrtc_architectures();
+// Throws Error(kUsage) naming `option` ("--arch") and NVRTC's architectures unless `arch` is
+// one of them: sm_NN or compute_NN, with an optional a/f suffix ("sm_90a"). Checked before
+// anything compiles, so a typo is one message rather than one NVRTC error per variant.
+void check_architecture(const std::string& arch, const std::string& option);
 
 }  // namespace gputune

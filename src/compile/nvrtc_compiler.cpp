@@ -179,6 +179,31 @@ std::string nvrtc_version() {
 
 bool is_virtual_architecture(const std::string& arch) { return arch.rfind("compute_", 0) == 0; }
 
+std::vector<std::string> nvrtc_architectures() {
+  int count = 0;
+  check(nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+  std::vector<int> numbers(static_cast<size_t>(count));
+  if (count > 0) check(nvrtcGetSupportedArchs(numbers.data()), "nvrtcGetSupportedArchs");
+  std::vector<std::string> out;
+  for (int number : numbers) out.push_back("sm_" + std::to_string(number));
+  return out;
+}
+
+void check_architecture(const std::string& arch, const std::string& option) {
+  static const std::regex kArch("(sm|compute)_([0-9]+)[af]?");
+  const std::vector<std::string> supported = nvrtc_architectures();
+  std::smatch m;
+  if (std::regex_match(arch, m, kArch) &&
+      std::find(supported.begin(), supported.end(), "sm_" + m[2].str()) != supported.end()) {
+    return;
+  }
+  std::string list;
+  for (const std::string& name : supported) list += (list.empty() ? "" : ", ") + name;
+  throw Error(ErrorCode::kUsage, option + " " + arch + ": expected an architecture NVRTC " +
+                                     nvrtc_version() + " compiles for: " + list +
+                                     " (or compute_NN for PTX)");
+}
+
 CompiledKernel refused_kernel(const CompileRequest& request) {
   CompiledKernel kernel;
   kernel.log = request.refusal;

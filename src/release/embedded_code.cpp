@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "compile/compiler.h"
 #include "compile/compiler_log.h"
 #include "gputune/error.h"
 
@@ -37,6 +38,7 @@ std::vector<std::string> parse_architectures(const std::string& list) {
                                          "' is not a GPU architecture; expected a list such as "
                                          "sm_90,sm_80 (or --no-code)");
     }
+    check_architecture(arch, "--embed");
     out.insert(arch);
     start = comma + 1;
   }

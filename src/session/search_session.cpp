@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cluster/launcher.h"
+#include "compile/compiler.h"
 #include "compile/compiler_log.h"
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
@@ -318,6 +319,8 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     throw Error(ErrorCode::kUsage, "--profiler " + request.profiler +
                                        ": expected cupti, ncu or auto (CUPTI, else ncu)");
   }
+  // Before anything compiles: a typo is one usage error, not one NVRTC error per variant.
+  check_architecture(request.arch, "--arch");
   if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
   std::vector<std::string> warnings;
@@ -414,6 +417,10 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
                                {"compiled", outcome.compiled.size()},
                                {"failed", failed},
                                {"failures", failures}};
+    if (outcome.interrupted) {
+      document["interrupted"] = true;
+      document["variants"] = outcome.problem.variants;
+    }
     if (!warnings.empty()) document["warnings"] = warnings;
     if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
     out << document.dump(2) << "\n";
@@ -425,6 +432,13 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
         << (diagnostics ? "\n" + m.message : first_error_line(m.message)) << "\n";
   }
   if (diagnostics) out << format_warnings(outcome.compiled);
+  // A cancelled run must not read as a complete one (a CI step stopped by Ctrl-C).
+  if (outcome.interrupted) {
+    out << "interrupted: " << outcome.compiled.size() << " of " << outcome.problem.variants
+        << " variants compiled for " << outcome.arch << " before the stop, " << failed
+        << " failed\n";
+    return out.str();
+  }
   out << outcome.compiled.size() << " variants compiled for " << outcome.arch << ", " << failed
       << " failed\n"
       << pruned_text(outcome.problem.pruned);

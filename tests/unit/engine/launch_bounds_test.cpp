@@ -51,8 +51,8 @@ TEST(LaunchBounds, RefusesWithoutTheBlockSize) {
 }
 
 TEST(Engine, SaysWhereTheKernelDoesNotParse) {
-  const Analysis analysis =
-      source_engine().analyse(unit("__global__ void k(float* y) {\n  y[0] = undefined_thing;\n}\n"));
+  const Analysis analysis = source_engine().analyse(
+      unit("__global__ void k(float* y) {\n  y[0] = undefined_thing;\n}\n"));
   EXPECT_FALSE(analysis.parsed);
   EXPECT_NE(analysis.diagnostics.find("saxpy.cu:2:10: error: use of undeclared identifier "
                                       "'undefined_thing'"),

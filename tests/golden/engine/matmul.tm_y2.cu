@@ -1,0 +1,19 @@
+// C = A * B for n x n row-major matrices, one thread per element of C.
+__global__ void matmul(const float* A, const float* B, float* C, int n) {
+  int row_gputune0 = blockIdx.y * (blockDim.y * 2) + threadIdx.y;
+  int row_gputune1 = blockIdx.y * (blockDim.y * 2) + (threadIdx.y + blockDim.y);
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  bool gputune_p0 = row_gputune0 < n && col < n;
+  bool gputune_p1 = row_gputune1 < n && col < n;
+  if (gputune_p0 || gputune_p1) {
+    float sum_gputune0 = 0.0f;
+    float sum_gputune1 = 0.0f;
+    for (int k = 0; k < n; ++k) {
+      float gputune_t0 = B[k * n + col];
+      if (gputune_p0) sum_gputune0 += A[row_gputune0 * n + k] * gputune_t0;
+      if (gputune_p1) sum_gputune1 += A[row_gputune1 * n + k] * gputune_t0;
+    }
+    if (gputune_p0) C[row_gputune0 * n + col] = sum_gputune0;
+    if (gputune_p1) C[row_gputune1 * n + col] = sum_gputune1;
+  }
+}

@@ -1,0 +1,29 @@
+// C = A * B for n x n row-major matrices; threads outside the matrix leave at once.
+__global__ void matmul_return(const float* A, const float* B, float* C, int n) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col_gputune0 = blockIdx.x * (blockDim.x * 4) + threadIdx.x;
+  const int col_gputune1 = blockIdx.x * (blockDim.x * 4) + (threadIdx.x + blockDim.x);
+  const int col_gputune2 = blockIdx.x * (blockDim.x * 4) + (threadIdx.x + 2 * blockDim.x);
+  const int col_gputune3 = blockIdx.x * (blockDim.x * 4) + (threadIdx.x + 3 * blockDim.x);
+  bool gputune_p0 = row >= n || col_gputune0 >= n;
+  bool gputune_p1 = row >= n || col_gputune1 >= n;
+  bool gputune_p2 = row >= n || col_gputune2 >= n;
+  bool gputune_p3 = row >= n || col_gputune3 >= n;
+  if (!gputune_p0 || !gputune_p1 || !gputune_p2 || !gputune_p3) {
+  float sum_gputune0 = 0.0f;
+  float sum_gputune1 = 0.0f;
+  float sum_gputune2 = 0.0f;
+  float sum_gputune3 = 0.0f;
+  for (int k = 0; k < n; ++k) {
+    float gputune_t0 = A[row * n + k];
+    if (!gputune_p0) sum_gputune0 += gputune_t0 * B[k * n + col_gputune0];
+    if (!gputune_p1) sum_gputune1 += gputune_t0 * B[k * n + col_gputune1];
+    if (!gputune_p2) sum_gputune2 += gputune_t0 * B[k * n + col_gputune2];
+    if (!gputune_p3) sum_gputune3 += gputune_t0 * B[k * n + col_gputune3];
+  }
+  if (!gputune_p0) C[row * n + col_gputune0] = sum_gputune0;
+  if (!gputune_p1) C[row * n + col_gputune1] = sum_gputune1;
+  if (!gputune_p2) C[row * n + col_gputune2] = sum_gputune2;
+  if (!gputune_p3) C[row * n + col_gputune3] = sum_gputune3;
+  }
+}

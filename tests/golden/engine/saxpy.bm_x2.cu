@@ -1,0 +1,9 @@
+__global__ void saxpy(float* y, const float* x, float a, int n, unsigned int gputune_grid_x) {
+  const unsigned int gputune_block_x = blockDim.x / 2;
+  const unsigned int gputune_sub_x = threadIdx.x / gputune_block_x;
+  if (blockIdx.x * 2 + gputune_sub_x >= gputune_grid_x) return;
+  const int i = (blockIdx.x * 2 + gputune_sub_x) * gputune_block_x + (threadIdx.x % gputune_block_x);
+  if (i < n) {
+    y[i] = a * x[i] + y[i];
+  }
+}
