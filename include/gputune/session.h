@@ -56,6 +56,11 @@ struct SearchRequest {
   std::string sampling = "race";
   bool compile_only = false;
   std::string arch = "sm_90";  // with compile_only
+  // Compile-only compiles in the space's order (brute force's: no strategy can choose without
+  // measurements); `budget` N compiles the first N valid variants. A space of more than
+  // kCompileOnlyUnasked variants needs a budget (none: all of them), so that a huge space is
+  // not compiled for days by accident.
+  static constexpr uint64_t kCompileOnlyUnasked = 100000;
   // Judges each variant's outputs (the baseline's included) in this process, instead of the
   // spec's check and references (Python's tune(check=...)): every checked run's outputs cross
   // from the GPU worker. A replay cannot call it: it answers with the statuses stored when the
@@ -105,6 +110,7 @@ struct SearchOutcome {
   // compile_only:
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant
+  uint64_t planned = 0;               // the variants it set out to compile (--budget)
   size_t compile_failures() const;
   // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
   bool measuring_rank = false;

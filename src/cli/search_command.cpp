@@ -76,7 +76,10 @@ int run(const std::vector<std::string>& args) {
   add("warnings",
       "after the results, each compiler warning with the variants that got it; with "
       "--compile-only, each failure's whole log too (the database keeps both)");
-  add("compile-only", "only compile every variant (no GPU needed) and report failures");
+  add("compile-only",
+      "only compile the variants (no GPU needed) and report failures: every valid one in the "
+      "space's order, or the first N with --budget N (no --strategy: strategies choose from "
+      "measurements); a space of more than 100000 needs --budget N or none");
   add("arch", po::value<std::string>()->default_value("sm_90"),
       "target architecture with --compile-only");
   add("mpi",

@@ -12,9 +12,10 @@ namespace gputune {
 
 std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
                                      const std::string& arch, const ProgressCallback& progress,
-                                     const std::atomic<bool>* stop) {
+                                     const std::atomic<bool>* stop, uint64_t limit) {
   const SearchSpace& space = problem.space();
-  ProgressTracker tracker(valid_total(space), progress);
+  const uint64_t total = limit > 0 ? std::min(limit, valid_total(space)) : valid_total(space);
+  ProgressTracker tracker(total, progress);
   tracker.set_phase(SearchPhase::kCompiling);
   SerialCompiles serial(compiler);
   auto* service = dynamic_cast<CompileService*>(&compiler);
@@ -23,12 +24,13 @@ std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
   const size_t ahead = 2 * compiles.parallelism();
   std::unordered_map<uint64_t, Variant> submitted;  // ticket -> variant
   std::vector<Measurement> results;
-  uint64_t index = 0;
+  uint64_t index = 0, taken = 0;
   while (true) {
     const bool stopping = stop && *stop;
-    while (!stopping && submitted.size() < ahead && index < space.size()) {
+    while (!stopping && submitted.size() < ahead && index < space.size() && taken < total) {
       const uint64_t i = index++;
       if (!space.valid(i)) continue;
+      ++taken;
       Variant variant = problem.variant(i);
       const uint64_t ticket = compiles.submit(compile_request(problem, variant, arch));
       submitted.emplace(ticket, std::move(variant));

@@ -78,11 +78,12 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                         const SearchOptions& options, const ProgressCallback& progress = {},
                         const std::atomic<bool>* stop = nullptr);
 
-// Compiles every valid variant for `arch`; the result has one Measurement per variant whose
-// status is kOk or kCompileError (with the log).
+// Compiles every valid variant for `arch` in the space's order (brute force's), or the first
+// `limit` of them where it is above 0; the result has one Measurement per variant whose status
+// is kOk or kCompileError (with the log).
 std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
                                      const std::string& arch, const ProgressCallback& progress = {},
-                                     const std::atomic<bool>* stop = nullptr);
+                                     const std::atomic<bool>* stop = nullptr, uint64_t limit = 0);
 
 // The source NVRTC sees for a variant: its prelude, then the kernel file.
 CompileRequest compile_request(const Problem& problem, const Variant& variant,

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "cluster/launcher.h"
 #include "compile/compiler.h"
@@ -248,11 +250,34 @@ void store_replayed_counters(const Problem& problem,
 SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
                                  const SearchRequest& request, const ProgressCallback& progress,
                                  const std::atomic<bool>* stop) {
+  if (!request.strategy.empty() && request.strategy != "brute_force") {
+    throw Error(ErrorCode::kUsage,
+                "--strategy " + request.strategy +
+                    " with --compile-only: compile-only compiles in the space's order "
+                    "(brute_force), since strategies choose from measurements; give --budget N "
+                    "to compile the first N valid variants");
+  }
+  const SearchOptions options = search_options(request);  // --budget checked as for a search
+  if (options.budget_seconds.value_or(0) > 0) {
+    throw Error(ErrorCode::kUsage, "--budget " + request.budget +
+                                       " with --compile-only: expected a number of variants "
+                                       "to compile (100) or none");
+  }
+  const uint64_t valid = problem.space().count_valid();
+  if (request.budget.empty() && valid > SearchRequest::kCompileOnlyUnasked) {
+    throw Error(ErrorCode::kUsage,
+                std::to_string(valid) +
+                    " valid variants: --compile-only compiles every one unless --budget N "
+                    "limits it to the first N; give --budget N, or --budget none to compile "
+                    "all of them");
+  }
   SearchOutcome outcome;
   outcome.compile_only = true;
   outcome.arch = request.arch;
   compile_reference_kernel(problem, compiler, request.arch);  // an error where it does not compile
-  outcome.compiled = compile_all(problem, compiler, request.arch, progress, stop);
+  const int64_t budget = options.budget_evaluations.value_or(0);
+  outcome.planned = budget > 0 ? std::min(valid, static_cast<uint64_t>(budget)) : valid;
+  outcome.compiled = compile_all(problem, compiler, request.arch, progress, stop, outcome.planned);
   outcome.interrupted = stop && *stop;
   outcome.nvrtc_version = nvrtc_version();
   return outcome;
@@ -419,22 +444,36 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
                                {"failures", failures}};
     if (outcome.interrupted) {
       document["interrupted"] = true;
-      document["variants"] = outcome.problem.variants;
+      document["variants"] = outcome.planned;
     }
     if (!warnings.empty()) document["warnings"] = warnings;
     if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
     out << document.dump(2) << "\n";
     return out.str();
   }
+  // Variants that fail alike (a macro the spec does not define) get one line, not N: the error
+  // once, with how many variants got it and the first of them.
+  std::vector<std::pair<std::string, std::vector<const Measurement*>>> errors;
   for (const auto& m : outcome.compiled) {
     if (m.status == Status::kOk) continue;
-    out << "compile error: " << config_text(m.config) << ": "
-        << (diagnostics ? "\n" + m.message : first_error_line(m.message)) << "\n";
+    const std::string error = diagnostics ? "\n" + m.message : first_error_line(m.message);
+    auto same = std::find_if(errors.begin(), errors.end(),
+                             [&error](const auto& e) { return e.first == error; });
+    if (same == errors.end()) same = errors.insert(errors.end(), {error, {}});
+    same->second.push_back(&m);
+  }
+  for (const auto& [error, variants] : errors) {
+    if (variants.size() == 1) {
+      out << "compile error: " << config_text(variants.front()->config) << ": " << error << "\n";
+    } else {
+      out << "compile error, the same in " << variants.size() << " variants (the first "
+          << config_text(variants.front()->config) << "): " << error << "\n";
+    }
   }
   if (diagnostics) out << format_warnings(outcome.compiled);
   // A cancelled run must not read as a complete one (a CI step stopped by Ctrl-C).
   if (outcome.interrupted) {
-    out << "interrupted: " << outcome.compiled.size() << " of " << outcome.problem.variants
+    out << "interrupted: " << outcome.compiled.size() << " of " << outcome.planned
         << " variants compiled for " << outcome.arch << " before the stop, " << failed
         << " failed\n";
     return out.str();

@@ -134,5 +134,47 @@ TEST(CliExits, CtrlCDuringCompileOnlyExits130AndSaysSo) {
   EXPECT_FALSE(contains(out, "3600 variants compiled for sm_90, 0 failed")) << out;
 }
 
+TEST(CliExits, IdenticalCompileErrorsAreSummarisedOnce) {
+  // A macro the spec does not define: every one of the 25 variants fails alike.
+  TempSpec spec(5, "out[i] = out[i] * (A + B + UNDEFINED_SCALE);");
+  CommandResult r = run_gputune("search " + spec.spec() + " --compile-only -q --no-cache");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "compile error, the same in 25 variants (the first A=0 B=0): "))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "UNDEFINED_SCALE")) << r.out;
+  size_t lines = 0;
+  for (size_t at = r.out.find("compile error"); at != std::string::npos;
+       at = r.out.find("compile error", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << r.out;
+  EXPECT_TRUE(contains(r.out, "25 variants compiled for sm_90, 25 failed")) << r.out;
+  // --json keeps every failure: it is data, not a message.
+  CommandResult json = run_gputune("search " + spec.spec() + " --compile-only -q --json");
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["failures"].size(), 25u);
+}
+
+TEST(CliExits, CompileOnlyFollowsTheBudgetAndRefusesAStrategyThatNeedsMeasurements) {
+  TempSpec spec(5, "out[i] = out[i] * (A + B);");
+  CommandResult some = run_gputune("search " + spec.spec() + " --compile-only -q --budget 7");
+  EXPECT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_TRUE(contains(some.out, "7 variants compiled for sm_90, 0 failed")) << some.out;
+  CommandResult model =
+      run_gputune("search " + spec.spec() + " --compile-only -q --strategy model");
+  EXPECT_EQ(model.exit_code, 64) << model.err;
+  EXPECT_TRUE(contains(model.err, "--strategy model with --compile-only")) << model.err;
+  CommandResult timed = run_gputune("search " + spec.spec() + " --compile-only -q --budget 10m");
+  EXPECT_EQ(timed.exit_code, 64) << timed.err;
+  EXPECT_TRUE(contains(timed.err, "expected a number of variants")) << timed.err;
+  // 400 x 400 = 160000 valid variants: more than compile-only takes without being asked.
+  TempSpec huge(400, "out[i] = out[i] * (A + B);");
+  CommandResult all = run_gputune("search " + huge.spec() + " --compile-only -q");
+  EXPECT_EQ(all.exit_code, 64) << all.err;
+  EXPECT_TRUE(contains(all.err, "160000 valid variants: --compile-only compiles every one"))
+      << all.err;
+  EXPECT_TRUE(all.out.empty()) << all.out;
+}
+
 }  // namespace
 }  // namespace gputune
