@@ -12,8 +12,8 @@ nvrtc=$(ls "$cuda"/lib64/libnvrtc.so* "$cuda"/targets/x86_64-linux/lib/libnvrtc.
 suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 cp python/src/gputune/*.py mod/gputune/
 cp -r spaces kernels mod/gputune/  # as an installed package holds them
-g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
-  python/src/gputune/_core.cpp -Wl,--whole-archive libgputune_core.a -Wl,--no-whole-archive lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
+g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude -Ipython/src \
+  python/src/gputune/_core*.cpp -Wl,--whole-archive libgputune_core.a -Wl,--no-whole-archive lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
   lib/libmuparser.so.2 "$nvrtc" -ldl -lpthread -Wl,-rpath,"$PWD/lib:$(dirname "$nvrtc")" \
   -o "mod/gputune/_core$suffix"
 export PYTHONPATH="$PWD/mod" GPUTUNE_SPACES="$PWD/spaces" PYTHONUNBUFFERED=1

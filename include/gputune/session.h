@@ -166,6 +166,14 @@ void export_workload(const std::string& db, int64_t workload, const std::string&
 // One workload's every attempt as T4 results (the JSON results format shared by autotuners,
 // schema version 1.0.0), times in milliseconds.
 std::string t4_results(const std::string& db, int64_t workload);
+// Writes each workload (`workload`: only that one) as FOLDER/workload-ID.t4.json; returns each
+// file written with its workload, as export_recordings does.
+std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,
+                                                            const std::string& folder,
+                                                            std::optional<int64_t> workload = {});
+// The files an export wrote, as JSON text (`gputune export --json`, Python's export()): an
+// array of {"path", "workload", "attempts", "ok"}.
+std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>>& written);
 
 // Kernel Tuner results (a cache file written with cache=, or store_results output) stored as a
 // workload of `spec`'s kernel at its problem values, so that searches of that kernel learn from
@@ -177,6 +185,9 @@ struct PriorImport {
   int64_t outside = 0;                // results that are no config of the spec's space
   std::set<std::string> defaulted;    // spec parameters the file lacks
   std::vector<std::string> warnings;  // as SearchOutcome::warnings
+  // `gputune import kt-cache --json`, Python's import_kernel_tuner(): {"workload", "ok",
+  // "failures", "outside", "defaulted"}.
+  std::string json() const;
 };
 PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
 
@@ -194,6 +205,8 @@ struct MergedDatabase {
 struct MergeOutcome {
   std::vector<MergedDatabase> inputs;  // in the order given
   std::vector<std::string> warnings;   // as SearchOutcome::warnings
+  // `gputune merge --json`, Python's merge(): an array with each input's counts, in order.
+  std::string json() const;
 };
 MergeOutcome merge_databases(const std::string& output, const std::vector<std::string>& inputs);
 
@@ -223,6 +236,9 @@ struct PlannedShard {
   std::vector<std::string> commands;  // the gputune search command lines that run the shard
 };
 std::vector<PlannedShard> plan_campaign(const CampaignRequest& request);
+// `gputune plan --json`, Python's plan(): an array of {"shard", "of", "db", "workloads":
+// [{"spec", "set", "title", "configs"}], "commands"}.
+std::string plan_json(const std::vector<PlannedShard>& shards);
 
 std::vector<std::string> strategy_list();
 std::vector<DeviceInfo> gpus();

@@ -38,6 +38,10 @@ int run(const std::vector<std::string>& args) {
   const std::string db = vm["db"].as<std::string>();
   const PriorImport imported = import_kernel_tuner(vm["file"].as<std::string>(), spec, db);
   print_warnings(imported.warnings);
+  if (vm.count("json")) {
+    std::cout << imported.json() << "\n";
+    return 0;
+  }
   std::cout << db << ": workload " << imported.workload << ": " << imported.ok << " ok, "
             << imported.failures << " failed";
   if (imported.outside > 0) {

@@ -32,10 +32,8 @@ Spec open_spec_of(const po::variables_map& vm);
 // What the session returned for the user, each as "gputune: warning: ..." on stderr.
 void print_warnings(const std::vector<std::string>& warnings);
 
-// --jobs N (`po::value<std::string>()`, no default): a count from 1 to kMaxJobs, or 0 (one
-// compiler process per CPU) where it is not given; anything else is a usage error, before
-// anything compiles.
-constexpr size_t kMaxJobs = 1024;
+// --jobs N (`po::value<std::string>()`, no default) as parse_jobs reads it (gputune/
+// search_options.h), or 0 (one compiler process per CPU) where it is not given.
 size_t jobs_option(const po::variables_map& vm);
 
 }  // namespace gputune::cli

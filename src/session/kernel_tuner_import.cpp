@@ -173,4 +173,13 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
   return report;
 }
 
+std::string PriorImport::json() const {
+  return nlohmann::json{{"workload", workload},
+                        {"ok", ok},
+                        {"failures", failures},
+                        {"outside", outside},
+                        {"defaulted", defaulted}}
+      .dump(2);
+}
+
 }  // namespace gputune

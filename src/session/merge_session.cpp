@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "session/writable_store.h"
@@ -28,6 +30,22 @@ MergeOutcome merge_databases(const std::string& output, const std::vector<std::s
     out.inputs.push_back(std::move(merged));
   }
   return out;
+}
+
+std::string MergeOutcome::json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const MergedDatabase& m : inputs) {
+    out.push_back({{"input", m.input},
+                   {"host", m.host},
+                   {"created_at", m.created_at},
+                   {"workloads_added", m.workloads_added},
+                   {"variants_added", m.variants_added},
+                   {"attempts_copied", m.attempts_copied},
+                   {"replaced", m.replaced},
+                   {"kept", m.kept},
+                   {"searches_copied", m.searches_copied}});
+  }
+  return out.dump(2);
 }
 
 }  // namespace gputune

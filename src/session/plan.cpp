@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +132,25 @@ std::vector<PlannedShard> plan_campaign(const CampaignRequest& request) {
     shard.workloads.push_back(std::move(workload));
   }
   return shards;
+}
+
+std::string plan_json(const std::vector<PlannedShard>& shards) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PlannedShard& shard : shards) {
+    nlohmann::json workloads = nlohmann::json::array();
+    for (const PlannedWorkload& w : shard.workloads) {
+      nlohmann::json set = nlohmann::json::object();
+      for (const auto& [name, value] : w.overrides) set[name] = value;
+      workloads.push_back(
+          {{"spec", w.spec}, {"set", set}, {"title", w.title}, {"configs", w.configs}});
+    }
+    out.push_back({{"shard", shard.index},
+                   {"of", shard.count},
+                   {"db", shard.db},
+                   {"workloads", workloads},
+                   {"commands", shard.commands}});
+  }
+  return out.dump(2);
 }
 
 }  // namespace gputune

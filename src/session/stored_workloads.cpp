@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
 #include "gputune/session.h"
@@ -78,6 +79,14 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::s
 void export_workload(const std::string& db, int64_t workload, const std::string& path) {
   auto store = open_existing_store(db);
   export_recording(*store, workload, path, "", shipped_data_root());
+}
+
+std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>>& written) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [path, w] : written) {
+    out.push_back({{"path", path}, {"workload", w.id}, {"attempts", w.attempts}, {"ok", w.ok}});
+  }
+  return out.dump(2);
 }
 
 }  // namespace gputune

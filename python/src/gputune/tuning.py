@@ -168,7 +168,8 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          defines=None, description=None, db=None, strategy=None, budget=None, seed=None, force=None,
          no_prior=None, device=None, warm_cache=None, max_seconds=None, fast=None,
          sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
-         jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True):
+         jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True,
+         **search_options):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
     source: the CUDA source (or the path of a .cu file); name: the __global__ function, or a
@@ -389,4 +390,5 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                 compile_only=compile_only, arch=arch, replay=replay, progress=progress,
-                what=("compile " if compile_only else "tune ") + base, check=judge)
+                what=("compile " if compile_only else "tune ") + base, check=judge,
+                **search_options)
