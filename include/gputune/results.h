@@ -31,6 +31,7 @@ struct BufferInfo {
 struct PrunedConfigs {
   std::string reason;  // "exceed 1024 threads per block"
   uint64_t configs = 0;
+  bool estimated = false;  // from a sample of a product too large to walk
 };
 struct ProblemInfo {
   std::string title;         // "spaces/transpose.yaml n=8192"
@@ -38,6 +39,7 @@ struct ProblemInfo {
   std::vector<std::pair<std::string, double>> values;
   std::vector<DimensionInfo> dimensions;
   uint64_t size = 0, variants = 0, baseline_index = 0;
+  bool variants_estimated = false;  // from a sample of a product too large to walk
   std::vector<BufferInfo> buffers;
   std::vector<PrunedConfigs> pruned;  // only limits that pruned some config
 };

@@ -153,6 +153,8 @@ class GPUTUNE_RUNTIME_API Selector {
 
  private:
   explicit Selector(std::shared_ptr<SelectorState> state);
+  Selection select_unguarded(const std::string& kernel, const ProblemValues& problem,
+                             const DeviceDescription& device, const std::string& source_hash) const;
   std::shared_ptr<SelectorState> state_;
 };
 

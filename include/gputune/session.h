@@ -76,6 +76,10 @@ struct SearchRequest {
   // With replay: take as long as the recording says compiling and measuring took (benchmarks
   // of the search machinery itself).
   bool replay_real_time = false;
+  // With replay: replay a recording that carries no spec or measurement hash, so that nothing
+  // shows its rows were measured with this spec (its configs are still checked against the
+  // space). Without it such a recording is refused.
+  bool replay_unverified = false;
 };
 
 // The replay rule, one for every front end: a replay source is a CSV recording or a gputune
@@ -111,6 +115,7 @@ struct SearchOutcome {
   std::string arch;
   std::vector<Measurement> compiled;  // kOk or kCompileError (with the log), per variant
   uint64_t planned = 0;               // the variants it set out to compile (--budget)
+  bool planned_estimated = false;     // a space too large to count: `planned` is from a sample
   size_t compile_failures() const;
   // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
   bool measuring_rank = false;
@@ -128,6 +133,10 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
 // (the JSON always has both).
 std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diagnostics = false);
 
+// --set's texts as assignments, in order: "m=4096,n=2*m" is two; a comma inside an expression
+// ("n=max(a, b)") is not a separator. Throws Error(kUsage) for an item that is not name=value.
+ProblemOverrides parse_assignments(const std::vector<std::string>& given);
+
 // Specs: a file or a shipped spec's name (catalog: $GPUTUNE_SPACES, the install, the source
 // tree in a development build), or YAML text.
 Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides = {});
@@ -140,7 +149,8 @@ std::vector<std::string> shipped_spec_paths();
 struct ShippedSpec {
   std::string name, path, description;
   uint64_t variants = 0, product = 0;
-  std::string error;  // why it does not load; empty when it does
+  bool variants_estimated = false;  // from a sample of a product too large to walk
+  std::string error;                // why it does not load; empty when it does
 };
 std::vector<ShippedSpec> shipped_spec_list();
 
@@ -228,6 +238,7 @@ struct PlannedWorkload {
   ProblemOverrides overrides;
   std::string title;     // "spaces/transpose.yaml n=4096"
   uint64_t configs = 0;  // valid configs (of the shard's part of the space when one is split)
+  bool configs_estimated = false;  // from a sample of a product too large to walk
 };
 struct PlannedShard {
   uint64_t index = 0, count = 1;

@@ -24,6 +24,7 @@ int run(const std::vector<std::string>& args) {
     if (spec.error.empty()) {
       row["description"] = spec.description;
       row["variants"] = spec.variants;
+      if (spec.variants_estimated) row["variants_estimated"] = true;
       row["product"] = spec.product;
     } else {
       row["error"] = spec.error;
@@ -40,9 +41,11 @@ int run(const std::vector<std::string>& args) {
                   row["error"].get<std::string>().c_str());
       continue;
     }
-    std::printf("%-16s %6llu variants  %s\n", row["name"].get<std::string>().c_str(),
+    const bool estimated = row.value("variants_estimated", false);
+    std::printf("%-16s %s%6llu variants%s  %s\n", row["name"].get<std::string>().c_str(),
+                estimated ? "~" : "",
                 static_cast<unsigned long long>(row["variants"].get<uint64_t>()),
-                row["description"].get<std::string>().c_str());
+                estimated ? " (estimated)" : "", row["description"].get<std::string>().c_str());
   }
   if (out.empty()) std::cerr << "gputune list: no shipped specs found (GPUTUNE_SPACES?)\n";
   return 0;

@@ -17,7 +17,8 @@ int run(const std::vector<std::string>& args) {
       "counts (an ok measurement beats a failure) and the other stays as an older attempt.\n"
       "Merging the same file again changes nothing, and a shard run again can simply be merged\n"
       "again. Copied rows keep their origin: the file, the host that created it and their row\n"
-      "there (table origins). Inputs are only read; one of an older schema is upgraded.\n\n"
+      "there (table origins). Inputs are only read (one of an older schema is upgraded in a\n"
+      "private copy) and checked whole first: a damaged one is refused, nothing merged from it.\n\n"
       "options");
   auto add = options.add_options();
   add("databases", po::value<std::vector<std::string>>(), "OUT, then each IN");

@@ -1,7 +1,6 @@
 #include "cli/options.h"
 
 #include <iostream>
-#include <regex>
 
 #include "gputune/error.h"
 #include "gputune/search_options.h"
@@ -22,40 +21,9 @@ std::optional<po::variables_map> parse(const std::vector<std::string>& args,
   return vm;
 }
 
-namespace {
-
-// "m=4096,n=2*m" is two assignments; a comma inside an expression ("n=max(a, b)") is not a
-// separator, since what follows it is not "name=".
-std::vector<std::string> split_assignments(const std::string& text) {
-  static const std::regex kNextAssignment(R"(^\s*[A-Za-z_]\w*\s*=[^=])");
-  std::vector<std::string> out(1);
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == ',' && std::regex_search(text.substr(i + 1), kNextAssignment)) {
-      out.emplace_back();
-    } else {
-      out.back() += text[i];
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 ProblemOverrides parse_overrides(const po::variables_map& vm) {
-  ProblemOverrides overrides;
-  if (!vm.count("set")) return overrides;
-  std::vector<std::string> items;
-  for (const auto& given : vm["set"].as<std::vector<std::string>>()) {
-    for (auto& item : split_assignments(given)) items.push_back(std::move(item));
-  }
-  for (const auto& item : items) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw Error(ErrorCode::kUsage, "--set " + item + ": expected name=value, e.g. --set n=4096");
-    }
-    overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
-  }
-  return overrides;
+  if (!vm.count("set")) return {};
+  return parse_assignments(vm["set"].as<std::vector<std::string>>());
 }
 
 std::string required_spec(const po::variables_map& vm) {

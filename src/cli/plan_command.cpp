@@ -97,8 +97,9 @@ int run(const std::vector<std::string>& args) {
     std::cout << "shard " << shard.index << "/" << shard.count << " -> " << shard.db << "\n";
     for (size_t i = 0; i < shard.workloads.size(); ++i) {
       const PlannedWorkload& w = shard.workloads[i];
-      std::cout << "  " << w.title << ": " << w.configs << " configs\n    " << shard.commands[i]
-                << "\n";
+      std::cout << "  " << w.title << ": " << (w.configs_estimated ? "about " : "") << w.configs
+                << " configs" << (w.configs_estimated ? " (estimated from a sample)" : "")
+                << "\n    " << shard.commands[i] << "\n";
     }
     if (shard.workloads.empty()) std::cout << "  (nothing: more shards than workloads)\n";
   }

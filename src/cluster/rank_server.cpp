@@ -47,7 +47,7 @@ class RankServer {
       if (!ipc::readable({fd_}, working ? 2 : -1).empty()) {
         uint32_t type = 0;
         std::string payload;
-        if (!ipc::read_frame(fd_, &type, &payload)) return 0;  // rank 0 is gone
+        if (!read_rank_frame(fd_, &type, &payload, kRankFrameRestMs)) return 0;  // rank 0 is gone
         if (type == kRankDone) return 0;
         if (!handle(type, payload)) return 1;
       }

@@ -22,7 +22,7 @@ std::string who(const RankPeer& peer) {
 std::string expect(const RankPeer& peer, uint32_t type) {
   uint32_t got = 0;
   std::string payload;
-  if (!ipc::read_frame(peer.fd, &got, &payload)) {
+  if (!read_rank_frame(peer.fd, &got, &payload, -1)) {
     throw Error(ErrorCode::kInternal, who(peer) + " went away");
   }
   if (got == kRankFailed) throw Error(ErrorCode::kInternal, who(peer) + ": " + payload);
@@ -35,16 +35,26 @@ std::string expect(const RankPeer& peer, uint32_t type) {
 }  // namespace
 
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s, std::vector<std::string>* warnings) {
+                                   double timeout_s, const std::string& token,
+                                   std::vector<std::string>* warnings, int handshake_ms) {
   std::vector<int> fds = local;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  const auto left_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                 std::chrono::steady_clock::now())
+        .count();
+  };
   for (int accepted = 0; accepted < remote;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) break;
-    const int fd = tcp_accept(listener, static_cast<int>(left));
+    if (left_ms() <= 0) break;
+    std::string peer;
+    const int fd = tcp_accept(listener, static_cast<int>(left_ms()), &peer);
     if (fd < 0) continue;
+    if (!admit_rank(fd, token, handshake_ms)) {
+      warnings->push_back("a connection from " + peer +
+                          " did not prove it belongs to this job; refused");
+      close(fd);
+      continue;
+    }
     fds.push_back(fd);
     ++accepted;
   }
@@ -59,6 +69,7 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
     RankPeer peer;
     peer.fd = fd;
     try {
+      // Every peer here is the job's: a rank may take long to start its GPUs.
       peer.hello = read_hello(expect(peer, kRankHello));
     } catch (const Error& e) {
       warnings->push_back(std::string("a rank failed to start: ") + e.what());
@@ -239,8 +250,8 @@ std::vector<std::pair<uint64_t, Measurement>> RemoteRunner::poll(int timeout_ms)
     while (peers_[i].link.fd != fd) ++i;
     uint32_t type = 0;
     std::string payload;
-    if (!ipc::read_frame(fd, &type, &payload)) {
-      lose(i, "went away", &out);
+    if (!read_rank_frame(fd, &type, &payload, kRankFrameRestMs)) {
+      lose(i, "went away or sent a broken frame", &out);
       continue;
     }
     if (type == kRankFailed) {

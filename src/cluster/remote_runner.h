@@ -19,10 +19,14 @@ struct RankPeer {
 };
 
 // The measuring ranks' hellos: `local` (rank 0's own worker, on a socket pair) and `remote`
-// connections accepted on `listener` until `remote` have said hello or timeout_s passed. Ranks
-// that did not come or failed to start are said in `warnings`.
+// connections accepted on `listener` until `remote` have proved they know the job's `token`
+// (rank_link.h) and said hello, or timeout_s passed. A connection that does not prove it
+// within `handshake_ms` (a silent one included) is closed and counts for nothing. Ranks that
+// did not come, failed to start or were refused are said in `warnings`.
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s, std::vector<std::string>* warnings);
+                                   double timeout_s, const std::string& token,
+                                   std::vector<std::string>* warnings,
+                                   int handshake_ms = kRankHandshakeMs);
 // Tells every rank that the search is over and closes the connections.
 void dismiss_ranks(std::vector<RankPeer>& peers);
 

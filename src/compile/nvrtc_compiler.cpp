@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "compile/compiler.h"
+#include "compile/compiler_log.h"
 #include "compile/cubin_symbols.h"
+#include "core/text.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -36,41 +37,6 @@ std::string program_log(nvrtcProgram program) {
   if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return "";
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
-}
-
-// ptxas -v reports, per entry function:
-//   ptxas info    : Compiling entry function '_Z1kILi4EEvPf' for 'sm_90'
-//   ptxas         .     640 bytes stack frame, 392 bytes spill stores, 492 bytes spill loads
-//   ptxas info    : Used 32 registers, used 1 barriers, 640 bytes cumulative stack size,
-//                   1024 bytes smem
-// Only the sections of the kernels we launch count; a log with other kernels has other sections.
-// Several launched kernels report the most registers and shared memory and the sum of spills.
-void parse_resources(const std::string& log, const std::vector<std::string>& symbols,
-                     CompiledKernel* out) {
-  static const std::regex kEntry(R"(Compiling entry function '([^']+)')");
-  static const std::regex kSpills(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex kRegisters(R"(Used (\d+) registers)");
-  static const std::regex kShared(R"((\d+) bytes smem)");
-  std::istringstream lines(log);
-  std::string line;
-  bool in_section = false;
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, kEntry)) {
-      in_section = std::find(symbols.begin(), symbols.end(), m[1].str()) != symbols.end();
-      continue;
-    }
-    if (!in_section) continue;
-    if (std::regex_search(line, m, kSpills)) {
-      out->spill_bytes += std::stoi(m[1]) + std::stoi(m[2]);
-    }
-    if (std::regex_search(line, m, kRegisters)) {
-      out->registers = std::max(out->registers, std::stoi(m[1]));
-    }
-    if (std::regex_search(line, m, kShared)) {
-      out->shared_bytes = std::max(out->shared_bytes, std::stoi(m[1]));
-    }
-  }
 }
 
 // Registers as the cubin records them (its shared memory section also holds a reserve the
@@ -151,7 +117,10 @@ class NvrtcCompiler : public Compiler {
     }
     result.image.resize(cubin_size);
     check(nvrtcGetCUBIN(*program, result.image.data()), "nvrtcGetCUBIN");
-    parse_resources(result.log, result.lowered_names, &result);
+    const ResourceReport resources = resources_of(result.log, result.lowered_names);
+    result.registers = resources.registers;
+    result.shared_bytes = resources.shared_bytes;
+    result.spill_bytes = resources.spill_bytes;
     // NVRTC may serve a cubin from its own cache without running ptxas, and then the log has no
     // resource report (NVRTC 13.0.88 on the GPU machine): the cubin itself gives the registers.
     if (result.registers == 0) registers_from_cubin(result.lowered_names, &result);
@@ -190,11 +159,17 @@ std::vector<std::string> nvrtc_architectures() {
 }
 
 void check_architecture(const std::string& arch, const std::string& option) {
-  static const std::regex kArch("(sm|compute)_([0-9]+)[af]?");
   const std::vector<std::string> supported = nvrtc_architectures();
-  std::smatch m;
-  if (std::regex_match(arch, m, kArch) &&
-      std::find(supported.begin(), supported.end(), "sm_" + m[2].str()) != supported.end()) {
+  // "sm_90", "compute_90", "sm_90a", "sm_100f": scanned by hand (no std::regex over input,
+  // which recurses per character: docs/reliability.md).
+  const size_t prefix = arch.rfind("sm_", 0) == 0 ? 3 : arch.rfind("compute_", 0) == 0 ? 8 : 0;
+  const size_t digits_end = prefix > 0 ? skip_digits(arch, prefix) : 0;
+  const bool shaped =
+      digits_end > prefix &&
+      (digits_end == arch.size() ||
+       (digits_end + 1 == arch.size() && (arch[digits_end] == 'a' || arch[digits_end] == 'f')));
+  if (shaped && std::find(supported.begin(), supported.end(),
+                          "sm_" + arch.substr(prefix, digits_end - prefix)) != supported.end()) {
     return;
   }
   std::string list;

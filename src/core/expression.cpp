@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/expression_spelling.h"
@@ -109,7 +110,10 @@ ExpressionError translate(const mu::ParserError& e, const RespelledExpression& r
       if (!token.empty() && is_identifier_start(token[0])) {
         // A word that starts like 'not' was split by the operator; name the whole word.
         while (out.offset > 0 && is_word_char(text[out.offset - 1])) --out.offset;
-        while (!is_identifier_start(text[out.offset])) ++out.offset;
+        while (out.offset < static_cast<int>(text.size()) &&
+               !is_identifier_start(text[out.offset])) {
+          ++out.offset;
+        }
         std::string name = text.substr(out.offset);
         size_t end = 0;
         while (end < name.size() &&
@@ -262,7 +266,10 @@ Expression::Expression(const std::string& text, Scope& scope)
   impl_->respelled = respell_expression(text);
   try {
     ListStackGuard guard;
-    p.SetExpr(impl_->respelled.text);
+    // muparser compares each binary operator's name with the text at the position as a string
+    // of the name's length, made from iterators that may run past the formula's end; trailing
+    // spaces longer than the longest name (kNotInOperator's) keep that within the formula.
+    p.SetExpr(impl_->respelled.text + std::string(std::strlen(kNotInOperator) + 1, ' '));
     p.Eval();  // muparser parses lazily; this reports syntax errors now
   } catch (const mu::ParserError& e) {
     throw translate(e, impl_->respelled, text);

@@ -60,6 +60,7 @@ Database::Database(const std::string& path, Mode mode, std::string name) : name_
 Database::~Database() { sqlite3_close_v2(db_); }
 
 void Database::fail(const std::string& what) const {
+  failure_code_ = db_ != nullptr ? sqlite3_errcode(db_) & 0xff : SQLITE_ERROR;
   throw Error(ErrorCode::kDb, name_.empty() ? what : name_ + ": " + what);
 }
 
@@ -81,8 +82,10 @@ void Database::set_busy_timeout(int ms) const { sqlite3_busy_timeout(db_, ms); }
 
 int64_t Database::changes() const { return sqlite3_changes(db_); }
 
-bool Database::last_error_is_not_a_database() const {
-  return (sqlite3_errcode(db_) & 0xff) == SQLITE_NOTADB;
+bool Database::last_error_is_not_a_database() const { return failure_code_ == SQLITE_NOTADB; }
+
+bool Database::last_error_is_busy() const {
+  return failure_code_ == SQLITE_BUSY || failure_code_ == SQLITE_LOCKED;
 }
 
 Statement::Statement(const Database& db, const std::string& sql) : db_(db) {
@@ -167,7 +170,9 @@ std::string Statement::text(int i) const {
                      static_cast<size_t>(sqlite3_column_bytes(statement_, i)));
 }
 
-Transaction::Transaction(const Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(const Database& db, Kind kind) : db_(db) {
+  db_.exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

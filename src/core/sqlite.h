@@ -36,8 +36,11 @@ class Database {
   void set_busy_timeout(int ms) const;
   // Rows the last INSERT, UPDATE or DELETE changed.
   int64_t changes() const;
-  // Whether the last failure was SQLite finding no database in the file.
+  // Whether the last failure (the last fail(), as SQLite's code then: a rollback or a
+  // statement's end afterwards does not change it) was SQLite finding no database in the file,
+  // or another connection's lock (SQLITE_BUSY, SQLITE_LOCKED).
   bool last_error_is_not_a_database() const;
+  bool last_error_is_busy() const;
 
   [[noreturn]] void fail(const std::string& what) const;
   const std::string& name() const { return name_; }
@@ -46,6 +49,7 @@ class Database {
  private:
   std::string name_;
   sqlite3* db_ = nullptr;
+  mutable int failure_code_ = 0;  // SQLite's primary result code at the last fail()
 };
 
 class Statement {
@@ -89,10 +93,12 @@ class Statement {
 };
 
 // BEGIN IMMEDIATE takes the write lock up front, so a busy database waits (busy timeout) instead
-// of failing halfway through on the lock upgrade. Rolled back unless committed.
+// of failing halfway through on the lock upgrade. Rolled back unless committed. A read
+// transaction (BEGIN) only sees one state of the file across several reads.
 class Transaction {
  public:
-  explicit Transaction(const Database& db);
+  enum class Kind { kWrite, kRead };
+  explicit Transaction(const Database& db, Kind kind = Kind::kWrite);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

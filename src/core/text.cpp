@@ -27,6 +27,86 @@ bool is_identifier(const std::string& text) {
   });
 }
 
+namespace {
+
+template <typename Predicate>
+size_t skip_while(const std::string& text, size_t at, Predicate keep) {
+  while (at < text.size() && keep(static_cast<unsigned char>(text[at]))) ++at;
+  return std::min(at, text.size());
+}
+
+}  // namespace
+
+size_t skip_spaces(const std::string& text, size_t at) {
+  return skip_while(text, at, [](unsigned char c) { return std::isspace(c) != 0; });
+}
+
+size_t skip_digits(const std::string& text, size_t at) {
+  return skip_while(text, at, [](unsigned char c) { return c >= '0' && c <= '9'; });
+}
+
+size_t skip_identifier_chars(const std::string& text, size_t at) {
+  return skip_while(text, at, [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+size_t first_invalid_utf8(const std::string& text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char lead = byte(i);
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;   // overlong
+      if (lead == 0xED) high = 0x9F;  // surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;   // overlong
+      if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return i;
+    for (size_t k = 2; k < length; ++k) {
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    }
+    i += length;
+  }
+  return std::string::npos;
+}
+
+namespace {
+
+// Whether an assignment "name=" (not "name==") starts at `at`, after spaces.
+bool assignment_starts(const std::string& text, size_t at) {
+  at = skip_spaces(text, at);
+  if (at >= text.size() ||
+      !(std::isalpha(static_cast<unsigned char>(text[at])) || text[at] == '_')) {
+    return false;
+  }
+  const size_t eq = skip_spaces(text, skip_identifier_chars(text, at));
+  return eq + 1 < text.size() && text[eq] == '=' && text[eq + 1] != '=';
+}
+
+}  // namespace
+
+std::vector<std::string> split_assignments(const std::string& text) {
+  std::vector<std::string> out(1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ',' && assignment_starts(text, i + 1)) {
+      out.emplace_back();
+    } else {
+      out.back() += text[i];
+    }
+  }
+  return out;
+}
+
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;

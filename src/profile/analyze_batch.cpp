@@ -13,6 +13,7 @@
 #include "analysis/bottleneck.h"
 #include "analysis/counter_source.h"
 #include "compile/compiler_log.h"
+#include "core/files.h"
 #include "core/text.h"
 #include "gputune/analysis.h"
 #include "gputune/error.h"
@@ -187,8 +188,9 @@ class BatchProfiler {
         outcome_(*outcome),
         source_(make_ncu_counter_source(request.base.ncu)),
         self_(request.base.self.empty() ? gputune_program() : request.base.self) {
-    folder_ = fs::temp_directory_path() / ("gputune-analyze-" + std::to_string(getpid()));
-    fs::create_directories(folder_);
+    // Made by mkdtemp, private to the user: a predictable name (it was the pid) could be made
+    // first by anyone, as a link to somewhere else.
+    folder_ = make_private_temp_directory("gputune-analyze");
   }
   ~BatchProfiler() {
     std::error_code ignored;

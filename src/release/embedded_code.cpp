@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <tuple>
 
 #include "compile/compiler.h"
 #include "compile/compiler_log.h"
+#include "core/text.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -15,6 +15,14 @@ namespace {
 
 int architecture_number(const std::string& arch) {
   return std::stoi(arch.substr(arch.find('_') + 1));
+}
+
+// "sm_90", "sm_90a": at most four digits, so that the number is an int.
+bool is_real_architecture(const std::string& arch) {
+  if (arch.compare(0, 3, "sm_") != 0) return false;
+  const size_t end = skip_digits(arch, 3);
+  if (end == 3 || end > 7) return false;
+  return end == arch.size() || (end + 1 == arch.size() && arch[end] >= 'a' && arch[end] <= 'z');
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -26,14 +34,13 @@ std::string joined(const std::vector<std::string>& names) {
 }  // namespace
 
 std::vector<std::string> parse_architectures(const std::string& list) {
-  static const std::regex kArch("sm_[0-9]+[a-z]?");
   std::set<std::string> out;
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
     if (comma == std::string::npos) comma = list.size();
     const std::string arch = list.substr(start, comma - start);
-    if (!std::regex_match(arch, kArch)) {
+    if (!is_real_architecture(arch)) {
       throw Error(ErrorCode::kUsage, "--embed " + list + ": '" + arch +
                                          "' is not a GPU architecture; expected a list such as "
                                          "sm_90,sm_80 (or --no-code)");

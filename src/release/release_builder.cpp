@@ -13,6 +13,7 @@
 
 #include "compile/compiler.h"
 #include "core/config_codec.h"
+#include "core/files.h"
 #include "gputune/error.h"
 #include "release/canonical_json.h"
 #include "release/embedded_code.h"
@@ -261,12 +262,13 @@ std::string temporary_beside(const std::string& path) {
   return path + ".tmp-" + std::to_string(::getpid());
 }
 
+// Synced first: a crash after the rename must not leave a release whose pages never reached
+// the disk.
 void rename_into_place(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  std::filesystem::rename(from, to, ec);
-  if (ec) {
-    std::filesystem::remove(from, ec);
-    throw Error(ErrorCode::kIo, to + ": cannot write the release: " + ec.message());
+  try {
+    sync_and_rename(from, to);
+  } catch (const Error& e) {
+    throw Error(ErrorCode::kIo, to + ": cannot write the release: " + e.what());
   }
 }
 

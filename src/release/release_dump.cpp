@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/config_codec.h"
+#include "gputune/error.h"
 
 namespace gputune {
 namespace {
@@ -46,10 +47,20 @@ std::string config_assignments(const std::string& json) {
 
 std::string release_dump(const Release& release) {
   std::string out;
+  // Ids are positions (release-format.md); one that is not names a row the file lacks.
+  const auto row = [&](const auto& table, int64_t id, const char* what) -> const auto& {
+    if (id < 1 || static_cast<uint64_t>(id) > table.size()) {
+      throw Error(ErrorCode::kSpec, std::string("a choice names ") + what + " " +
+                                        std::to_string(id) + ", which the release lacks (" +
+                                        std::to_string(table.size()) +
+                                        " rows): a damaged release database");
+    }
+    return table[static_cast<size_t>(id - 1)];
+  };
   for (const ReleaseChoice& c : release.choices) {
-    const ReleaseKernel& kernel = release.kernels.at(c.kernel_id - 1);
-    const ReleaseDevice& device = release.devices.at(c.device_id - 1);
-    const ReleaseConfig& config = release.configs.at(c.config_id - 1);
+    const ReleaseKernel& kernel = row(release.kernels, c.kernel_id, "kernel");
+    const ReleaseDevice& device = row(release.devices, c.device_id, "device");
+    const ReleaseConfig& config = row(release.configs, c.config_id, "config");
     out += kernel.name + " | " + device.name + " sm_" +
            std::to_string(device.cc_major * 10 + device.cc_minor) + " " +
            std::to_string(device.sm_count) + "SM nvrtc " + device.toolchain + " | " +

@@ -2,7 +2,9 @@
 #include <algorithm>
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -11,6 +13,8 @@
 #include <sstream>
 
 #include "core/exact_text.h"
+#include "core/files.h"
+#include "core/text.h"
 #include "gputune/error.h"
 #include "spec/measurement_hash.h"
 
@@ -74,6 +78,13 @@ std::string csv_field(const std::string& text) {
 
 [[noreturn]] void bad(const std::string& path, int line, const std::string& what) {
   throw Error(ErrorCode::kIo, path + ":" + std::to_string(line) + ": " + what);
+}
+
+// A recording's text becomes stored text and JSON, which is UTF-8.
+void check_utf8(const std::string& text, const std::string& path, int line) {
+  if (first_invalid_utf8(text) != std::string::npos) {
+    bad(path, line, "not UTF-8 text; a recording is written in UTF-8");
+  }
 }
 
 // One CSV record, which may span lines inside quotes; false at the end of the input.
@@ -223,9 +234,39 @@ void read_field(const MeasurementField& field, const std::string& text, const st
     case FieldKind::kReal:
       field.of<double>(*m) = to_double(text, path, line);
       break;
-    case FieldKind::kInteger:
-      field.of<int>(*m) = static_cast<int>(to_int(text, path, line));
+    case FieldKind::kInteger: {
+      const int64_t value = to_int(text, path, line);
+      if (value < INT32_MIN || value > INT32_MAX) {
+        bad(path, line, std::string(field.name) + " " + text + " is out of range");
+      }
+      field.of<int>(*m) = static_cast<int>(value);
       break;
+    }
+  }
+}
+
+// What a row may say: samples are times a kernel ran, positive and finite; the rest is no less
+// than zero.
+void check_measurement(const Measurement& m, const std::string& path, int line) {
+  for (const double sample : m.samples_ms) {
+    if (!std::isfinite(sample) || sample <= 0) {
+      bad(path, line,
+          "a sample of " + exact_text(sample) +
+              " ms; expected samples that are positive and finite");
+    }
+  }
+  for (const MeasurementField& field : measurement_fields()) {
+    if (field.kind == FieldKind::kReal) {
+      const double value = field.of<double>(m);
+      if (!std::isnan(value) && (!std::isfinite(value) || value < 0)) {
+        bad(path, line,
+            std::string(field.name) + " is " + exact_text(value) +
+                "; expected a finite number, at least 0");
+      }
+    }
+    if (field.kind == FieldKind::kInteger && field.of<int>(m) < 0) {
+      bad(path, line, std::string(field.name) + " is negative");
+    }
   }
 }
 
@@ -254,6 +295,7 @@ void read_counters(std::istream& in, const std::string& path, int* line,
           "expected 5 counter fields (" + std::string(kCountersHeader) + "), got " +
               std::to_string(fields.size()));
     }
+    for (const std::string& field : fields) check_utf8(field, path, at);
     StoredCounters& c = (*counters)[static_cast<uint64_t>(to_int(fields[0], path, at))];
     c.source = fields[1];
     c.wall_s = to_double(fields[2], path, at);
@@ -340,17 +382,8 @@ void write_recording(const Recording& recording, const std::string& path) {
       }
     }
   }
-  // Written beside, then renamed, so a reader never sees half a recording.
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary);
-    if (!file) throw Error(ErrorCode::kIo, temporary + ": cannot be written");
-    file << out.str();
-    if (!file.flush()) throw Error(ErrorCode::kIo, temporary + ": write failed");
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw Error(ErrorCode::kIo, path + ": " + error.message());
+  // Written beside, synced and renamed, so a reader (or a crash) never leaves half a recording.
+  write_file_atomically(path, out.str());
 }
 
 void export_recording(const Store& store, int64_t workload, const std::string& path,
@@ -363,6 +396,10 @@ void export_recording(const Store& store, int64_t workload, const std::string& p
 Recording load_recording(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::kIo, path + ": cannot be read");
+  return read_recording(in, path);
+}
+
+Recording read_recording(std::istream& in, const std::string& path) {
   Recording recording;
   RecordingInfo& info = recording.info;
   std::map<std::string, std::string> meta;
@@ -374,6 +411,7 @@ Recording load_recording(const std::string& path) {
   while (in.peek() == '#') {
     ++line;
     std::getline(in, text);
+    check_utf8(text, path, line);
     size_t colon = text.find(": ");
     if (text.size() < 2 || text[1] != ' ' || colon == std::string::npos) {
       bad(path, line, "expected '# key: value'");
@@ -384,9 +422,17 @@ Recording load_recording(const std::string& path) {
     auto found = meta.find(key);
     return found == meta.end() ? std::string() : found->second;
   };
-  auto get_int = [&](const char* key) {
+  // A device field read as a number within what any GPU has: a recording's numbers become a
+  // device's description, its occupancy and the workload it is stored as.
+  auto get_int = [&](const char* key, int64_t most) {
     std::string v = get(key);
-    return v.empty() ? 0 : to_int(v, path, 1);
+    const int64_t number = v.empty() ? 0 : to_int(v, path, 1);
+    if (number < 0 || number > most) {
+      bad(path, 1,
+          std::string("'") + key + ": " + v + "' is out of range; expected 0 to " +
+              std::to_string(most));
+    }
+    return number;
   };
   info.origin = get("origin");
   info.spec_path = get("spec_path");
@@ -399,17 +445,29 @@ Recording load_recording(const std::string& path) {
   info.device.uuid = get("gpu_uuid");
   std::string cc = get("compute_capability");
   if (size_t dot = cc.find('.'); dot != std::string::npos) {
-    info.device.cc_major = static_cast<int>(to_int(cc.substr(0, dot), path, 1));
-    info.device.cc_minor = static_cast<int>(to_int(cc.substr(dot + 1), path, 1));
+    const int64_t major = to_int(cc.substr(0, dot), path, 1);
+    const int64_t minor = to_int(cc.substr(dot + 1), path, 1);
+    if (major < 0 || major > 99 || minor < 0 || minor > 9) {
+      bad(path, 1,
+          "'compute_capability: " + cc +
+              "' is no compute capability; expected such "
+              "as 9.0");
+    }
+    info.device.cc_major = static_cast<int>(major);
+    info.device.cc_minor = static_cast<int>(minor);
   }
-  info.device.sm_count = static_cast<int>(get_int("sm_count"));
-  info.device.l2_bytes = get_int("l2_bytes");
-  info.device.memory_bytes = get_int("memory_bytes");
-  info.device.driver_version = static_cast<int>(get_int("driver"));
+  constexpr int64_t kMostBytes = int64_t{1} << 50;  // a petabyte: no GPU's memory or cache
+  info.device.sm_count = static_cast<int>(get_int("sm_count", 100000));
+  info.device.l2_bytes = get_int("l2_bytes", kMostBytes);
+  info.device.memory_bytes = get_int("memory_bytes", kMostBytes);
+  info.device.driver_version = static_cast<int>(get_int("driver", 1000000000));
   info.nvrtc_version = get("nvrtc");
-  info.baseline_index = static_cast<uint64_t>(get_int("baseline_index"));
+  info.baseline_index = static_cast<uint64_t>(get_int("baseline_index", INT64_MAX));
   std::string bandwidth = get("copy_bandwidth_gbs");
   info.copy_bandwidth_gbs = bandwidth.empty() ? 0 : to_double(bandwidth, path, 1);
+  if (!std::isfinite(info.copy_bandwidth_gbs) || info.copy_bandwidth_gbs < 0) {
+    bad(path, 1, "'copy_bandwidth_gbs: " + bandwidth + "' is not a bandwidth (GB/s, at least 0)");
+  }
   info.recorded_at = get("recorded_at");
   info.commit = get("commit");
   if (info.spec_path.empty()) bad(path, 1, "the metadata names no spec_path");
@@ -432,10 +490,12 @@ Recording load_recording(const std::string& path) {
           "expected " + std::to_string(columns.size()) + " fields, got " +
               std::to_string(fields.size()));
     }
+    for (const std::string& field : fields) check_utf8(field, path, at);
     Measurement m = blank_measurement();
     for (size_t c = 0; c < columns.size(); ++c) {
       if (columns[c]) read_field(*columns[c], fields[c], path, at, &m);
     }
+    check_measurement(m, path, at);
     recording.measurements.push_back(std::move(m));
   }
   return recording;

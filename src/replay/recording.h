@@ -4,6 +4,7 @@
 // quoting; samples separated by ';'). The columns are the fields of measurement_fields() that
 // recordings hold, with the samples' median before the samples.
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,6 +57,11 @@ std::string recording_file_name(const WorkloadKey& key);
 
 // Throws Error(kIo) for a file that cannot be read or is not a recording, with file:line.
 // Columns may come in any order; a field whose column is absent keeps its `missing` value.
+// Numbers are checked: samples positive and finite, no negative times or counts, device fields
+// within what a GPU has. Whether the configs belong to the space is the replay's to check
+// (check_recording_configs).
 Recording load_recording(const std::string& path);
+// The same from a stream; `path` names it in errors.
+Recording read_recording(std::istream& in, const std::string& path);
 
 }  // namespace gputune

@@ -15,9 +15,16 @@ namespace gputune {
 // The recording's spec at its problem values: `repo_root`/spec_path (spec_path itself when
 // absolute) with the problem values as
 // --set overrides. Throws Error(kUsage) when the spec's hash differs from the recorded one
-// (the space may have changed), unless `allow_changed_spec`.
+// (the space may have changed), unless `allow_changed_spec`, and when the recording has no
+// hash to compare (spec_hash or measurement_hash), unless `allow_unverified`.
 Problem recording_problem(const Recording& recording, const std::string& repo_root,
-                          bool allow_changed_spec = false);
+                          bool allow_changed_spec = false, bool allow_unverified = false);
+
+// Every row of the recording is a config of `problem`'s space: its index within the product
+// and its config JSON that index's. A row that is not could put another config (or none)
+// into the store under a measured name. Throws Error(kSpec) naming `path` and the row.
+void check_recording_configs(const Recording& recording, const Problem& problem,
+                             const std::string& path);
 
 // A Runner that answers from a recording instead of a GPU: recorded statuses (compile errors
 // included), samples, compile times and resources. A config that was not recorded is

@@ -69,7 +69,12 @@ class ReplayRunner : public Runner {
  private:
   Measurement answer(const Candidate& c) const {
     auto found = by_index_.find(c.variant.index);
-    if (found != by_index_.end()) return race_through(found->second, c.race);
+    if (found != by_index_.end()) {
+      // The config is the space's: what is stored under a config index is never a row's text.
+      Measurement m = race_through(found->second, c.race);
+      m.config = c.variant.config;
+      return m;
+    }
     Measurement m;
     m.config_index = c.variant.index;
     m.config = c.variant.config;
@@ -95,7 +100,7 @@ class ReplayCompiler : public Compiler {
 }  // namespace
 
 Problem recording_problem(const Recording& recording, const std::string& repo_root,
-                          bool allow_changed_spec) {
+                          bool allow_changed_spec, bool allow_unverified) {
   const RecordingInfo& info = recording.info;
   fs::path spec_path = fs::path(info.spec_path).is_absolute()
                            ? fs::path(info.spec_path)
@@ -116,6 +121,14 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
                                 ? spec.measurement_hash() != info.measurement_hash
                                 : spec.spec_hash() != info.spec_hash;
   const bool checkable = !info.measurement_hash.empty() || !info.spec_hash.empty();
+  if (!checkable && !allow_unverified) {
+    throw Error(ErrorCode::kUsage,
+                "the recording has no spec_hash or measurement_hash line, so nothing shows it "
+                "was measured with " +
+                    spec_path.string() +
+                    "; pass --replay-unverified to replay it anyway (its configs are still "
+                    "checked against the space)");
+  }
   if (!allow_changed_spec && checkable &&
       (spec_changed || (!info.source_hash.empty() && spec.source_hash() != info.source_hash))) {
     throw Error(ErrorCode::kUsage, spec_path.string() +
@@ -123,6 +136,23 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
                                        "was made, so its config indices may not match");
   }
   return Problem(std::move(spec));
+}
+
+void check_recording_configs(const Recording& recording, const Problem& problem,
+                             const std::string& path) {
+  const SearchSpace& space = problem.space();
+  for (size_t row = 0; row < recording.measurements.size(); ++row) {
+    const Measurement& m = recording.measurements[row];
+    if (m.config_index >= space.size() || space.json(m.config_index) != m.config) {
+      throw Error(ErrorCode::kSpec,
+                  path + ": row " + std::to_string(row + 1) + " records config " +
+                      std::to_string(m.config_index) + " as " + m.config +
+                      (m.config_index < space.size()
+                           ? ", and it is " + space.json(m.config_index)
+                           : ", beyond the space's " + std::to_string(space.size()) + " configs") +
+                      " in " + problem.spec().path + "; expected a recording of this spec");
+    }
+  }
 }
 
 std::unique_ptr<Runner> make_replay_runner(Recording recording) {

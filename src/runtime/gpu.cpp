@@ -8,6 +8,7 @@
 
 #include "core/occupancy.h"
 #include "run/cuda_driver.h"
+#include "runtime/code_entries.h"
 #include "runtime/selector_state.h"
 
 namespace gputune::runtime {
@@ -162,15 +163,9 @@ void* Selection::load(size_t index) const {
       if (image->kind == "ptx") bytes.push_back('\0');
       cuda::check(cuda::Module::load(bytes, &made->module),
                   ("cuModuleLoadData (" + file.path() + ", " + image->target + ")").c_str());
-      std::vector<std::string> entries;
-      size_t start = 0;
-      while (start <= image->entry.size()) {
-        const size_t end = std::min(image->entry.find(';', start), image->entry.size());
-        entries.push_back(image->entry.substr(start, end - start));
-        start = end + 1;
-      }
+      const std::vector<std::string> entries = launch_entries(image->entry, launches);
       for (size_t l = 0; l < launches.size(); ++l) {
-        const std::string& name = l < entries.size() ? entries[l] : launches[l].kernel;
+        const std::string& name = entries[l];
         CUfunction function = nullptr;
         cuda::check(made->module.function(name, &function),
                     ("cuModuleGetFunction '" + name + "'").c_str());

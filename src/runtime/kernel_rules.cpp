@@ -139,6 +139,15 @@ struct KernelRules::Compiled {
 };
 
 KernelRules::KernelRules(const std::string& spec_json) : compiled_(std::make_unique<Compiled>()) {
+  try {
+    read(spec_json);
+  } catch (const json::exception& e) {
+    // A member of another type than the format says ("kernel": 7): the file's error.
+    throw RuntimeError(std::string("spec_json: ") + e.what());
+  }
+}
+
+void KernelRules::read(const std::string& spec_json) {
   const json spec = json::parse(spec_json, nullptr, false);
   if (!spec.is_object()) throw RuntimeError("spec_json is not a JSON object");
   const json problem = spec.value("problem", json::object());
@@ -236,6 +245,14 @@ ProblemValues KernelRules::complete(const ProblemValues& given) const {
 }
 
 Config KernelRules::parse_config(const std::string& config_json, const Config* fill) const {
+  try {
+    return read_config(config_json, fill);
+  } catch (const json::exception& e) {
+    throw RuntimeError("config " + config_json + ": " + e.what());
+  }
+}
+
+Config KernelRules::read_config(const std::string& config_json, const Config* fill) const {
   const json values = json::parse(config_json, nullptr, false);
   if (!values.is_object()) throw RuntimeError("config '" + config_json + "' is not an object");
   Config config;

@@ -43,6 +43,8 @@ class KernelRules {
 
  private:
   struct Compiled;
+  void read(const std::string& spec_json);
+  Config read_config(const std::string& config_json, const Config* fill) const;
   std::vector<ParameterRule> parameters_;
   std::vector<std::string> problem_names_;
   ProblemValues default_problem_;

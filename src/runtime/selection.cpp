@@ -63,7 +63,8 @@ std::string Selection::to_json() const {
   }
   out["launches"] = launches_json;
   out["explanation"] = explanation;
-  return out.dump();
+  // Text from a file (a path, a symbol) need not be UTF-8: it is replaced, never a throw.
+  return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace gputune::runtime

@@ -438,7 +438,7 @@ Selector Selector::open(const std::vector<std::string>& paths, Options options) 
   for (const std::string& path : paths) {
     try {
       state->layers.push_back(ReleaseFile::open(path));
-    } catch (const RuntimeError& e) {
+    } catch (const std::exception& e) {
       state->warn("release database " + path + ": " + e.what() +
                   "; its kernels get the default tier");
     }
@@ -460,8 +460,34 @@ std::vector<std::string> Selector::warnings() const {
   return state_->warnings;
 }
 
+// The contract (docs/runtime.md): in lenient mode select() never throws, whatever a file holds;
+// in strict mode it throws only RuntimeError. Each tier and layer already turns what it cannot
+// read into a miss; this is the last line, for what nothing foresaw.
 Selection Selector::select(const std::string& kernel, const ProblemValues& problem_given,
                            const DeviceDescription& device, const std::string& source_hash) const {
+  std::string cause;
+  try {
+    return select_unguarded(kernel, problem_given, device, source_hash);
+  } catch (const RuntimeError&) {
+    if (state_->options.strict) throw;
+    cause = "select('" + kernel + "') failed";
+  } catch (const std::exception& e) {
+    cause = "select('" + kernel + "'): " + e.what();
+    if (state_->options.strict) throw RuntimeError(cause);
+  }
+  state_->warn(cause + "; the application's own default applies");
+  Selection out;
+  out.problem = problem_given;
+  out.device_ordinal_ = device.ordinal;
+  out.device_arch_ = device.arch();
+  out.explanation = cause + ": the application's own default applies\nanswered by default";
+  out.state_ = state_;
+  return out;
+}
+
+Selection Selector::select_unguarded(const std::string& kernel, const ProblemValues& problem_given,
+                                     const DeviceDescription& device,
+                                     const std::string& source_hash) const {
   SelectorState& state = *state_;
   const std::string key = memo_key(kernel, problem_given, device, source_hash);
   {
@@ -500,7 +526,7 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
         } else {
           try {
             rules = std::make_shared<KernelRules>(k.spec_json);
-          } catch (const RuntimeError& e) {
+          } catch (const std::exception& e) {
             state.rules[{l, k.id}] = nullptr;
             state.warn("release database " + file.path() + ": kernel '" + kernel +
                        "': spec_json: " + e.what());
@@ -527,8 +553,9 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
   } else {
     try {
       out.problem = candidates.front().rules->complete(problem_given);
-    } catch (const RuntimeError& e) {
-      state.warn(std::string("select('") + kernel + "'): " + e.what());
+    } catch (const std::exception& e) {
+      state.warn("release database " + candidates.front().file->path() + ": select('" + kernel +
+                 "'): " + e.what());
       explain << "the problem does not fit the kernel: " << e.what() << "\n";
       candidates.resize(1);  // the default tier only
       answered = true;       // nothing but the default
@@ -556,7 +583,7 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
           if (stored.problem_json != "*") o.problem = parse_problem_json(stored.problem_json);
           const Config parsed = rules.parse_config(stored.config_json, &rules.baseline());
           for (const Parameter& p : parsed) o.config[p.name] = p.text;
-        } catch (const RuntimeError& e) {
+        } catch (const std::exception& e) {
           state.warn("release database " + file->path() + ": an override of '" + kernel +
                      "': " + e.what());
           continue;
@@ -603,7 +630,8 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
             equal = parsed[i].text == answer.config[i].text;
           }
           if (equal) answer.config_id = id;
-        } catch (const RuntimeError&) {
+        } catch (const std::exception&) {
+          // A stored config that does not parse is no config of the override.
         }
       }
       tier = Tier::kOverride;
@@ -621,19 +649,28 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
     for (const Candidate& c : candidates) {
       std::string why;
       bool hit = false;
-      switch (step) {
-        case Tier::kExact:
-          hit = search.exact(c, &answer, &why, true);
-          break;
-        case Tier::kNearestProblem:
-          hit = search.exact(c, &answer, &why, false);
-          break;
-        case Tier::kSameFamily:
-          hit = search.family(c, &answer, &why);
-          break;
-        default:
-          hit = search.model(c, c.layer, &answer, &why);
-          break;
+      try {
+        switch (step) {
+          case Tier::kExact:
+            hit = search.exact(c, &answer, &why, true);
+            break;
+          case Tier::kNearestProblem:
+            hit = search.exact(c, &answer, &why, false);
+            break;
+          case Tier::kSameFamily:
+            hit = search.family(c, &answer, &why);
+            break;
+          default:
+            hit = search.model(c, c.layer, &answer, &why);
+            break;
+        }
+      } catch (const std::exception& e) {
+        // A table read when first needed (observations) or a row of another shape than the
+        // format's: this layer misses here, the next tier or layer answers.
+        state.warn("release database " + c.file->path() + ": kernel '" + kernel + "': " + e.what());
+        why = std::string("unreadable (") + e.what() + ")";
+        hit = false;
+        answer = Answer();
       }
       if (hit) {
         tier = step;
@@ -680,8 +717,13 @@ Selection Selector::select(const std::string& kernel, const ProblemValues& probl
   out.launches = answer.launches;
   if (from != nullptr) {
     out.layer_index_ = static_cast<int>(from->layer);
-    if (answer.config_id >= 0 && !out.launches.empty() && from->file->has_code(answer.config_id)) {
-      out.code_config_id_ = answer.config_id;
+    try {
+      if (answer.config_id >= 0 && !out.launches.empty() &&
+          from->file->has_code(answer.config_id)) {
+        out.code_config_id_ = answer.config_id;
+      }
+    } catch (const std::exception& e) {
+      state.warn("release database " + from->file->path() + ": its code table: " + e.what());
     }
   }
   explain << "answered by " << tier_name(tier);

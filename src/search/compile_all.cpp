@@ -14,6 +14,8 @@ std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
                                      const std::string& arch, const ProgressCallback& progress,
                                      const std::atomic<bool>* stop, uint64_t limit) {
   const SearchSpace& space = problem.space();
+  // `limit` stops the walk; the progress total may be an estimate (a huge space) and never does:
+  // an estimate below the true count would leave valid variants out.
   const uint64_t total = limit > 0 ? std::min(limit, valid_total(space)) : valid_total(space);
   ProgressTracker tracker(total, progress);
   tracker.set_phase(SearchPhase::kCompiling);
@@ -27,7 +29,8 @@ std::vector<Measurement> compile_all(const Problem& problem, Compiler& compiler,
   uint64_t index = 0, taken = 0;
   while (true) {
     const bool stopping = stop && *stop;
-    while (!stopping && submitted.size() < ahead && index < space.size() && taken < total) {
+    while (!stopping && submitted.size() < ahead && index < space.size() &&
+           (limit == 0 || taken < limit)) {
       const uint64_t i = index++;
       if (!space.valid(i)) continue;
       ++taken;

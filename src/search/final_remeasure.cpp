@@ -14,6 +14,13 @@ std::vector<Measurement> remeasure_top(const Problem& problem, const std::string
                                        Store& store, int64_t workload, SearchRecord& record) {
   const std::vector<Measurement> top = stored.fastest_full(static_cast<size_t>(racing.top_k));
   if (top.size() < 2 || racing.final_rounds < 1) return {};
+  // A rerun measures nothing twice: top variants that the final rounds of an earlier search
+  // measured (none measured since) have already been decided.
+  if (std::all_of(top.begin(), top.end(), [&](const Measurement& m) {
+        return m.final_rounds >= racing.final_rounds;
+      })) {
+    return {};
+  }
   std::vector<Candidate> candidates;
   std::vector<Measurement> combined;
   for (const Measurement& m : top) {

@@ -18,7 +18,9 @@ namespace gputune {
 // on every candidate alike. Each variant's samples from every round become one new attempt
 // with `final_rounds` set, committed to the store, where, as the latest attempt, it is the
 // variant's measurement from then on. A variant that fails in a round keeps its earlier
-// measurement. Returns the new attempts, fastest first; none with fewer than 2 candidates.
+// measurement. Returns the new attempts, fastest first; none with fewer than 2 candidates, and
+// none where every one of the top was measured by earlier final rounds (a completed search
+// run again measures nothing).
 std::vector<Measurement> remeasure_top(const Problem& problem, const std::string& arch,
                                        CompileService& compiles, Runner& runner,
                                        const RacingOptions& racing, StoredResults& stored,

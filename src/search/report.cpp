@@ -113,16 +113,21 @@ std::string config_text(const std::string& config_json) {
 std::string pruned_text(const std::vector<PrunedConfigs>& pruned) {
   std::string out;
   for (const PrunedConfigs& p : pruned) {
-    out += "pruned: " + std::to_string(p.configs) + (p.configs == 1 ? " config " : " configs ") +
-           p.reason + "\n";
+    out += std::string("pruned: ") + (p.estimated ? "about " : "") + std::to_string(p.configs) +
+           (p.configs == 1 ? " config " : " configs ") + p.reason +
+           (p.estimated ? " (estimated from a sample: the space is too large to count)" : "") +
+           "\n";
   }
   return out;
 }
 
 nlohmann::json pruned_json(const std::vector<PrunedConfigs>& pruned) {
   nlohmann::json out = nlohmann::json::array();
-  for (const PrunedConfigs& p : pruned)
-    out.push_back({{"reason", p.reason}, {"configs", p.configs}});
+  for (const PrunedConfigs& p : pruned) {
+    nlohmann::json row = {{"reason", p.reason}, {"configs", p.configs}};
+    if (p.estimated) row["estimated"] = true;
+    out.push_back(std::move(row));
+  }
   return out;
 }
 

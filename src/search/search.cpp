@@ -1,6 +1,7 @@
 #include "search/search.h"
 
 #include <filesystem>
+#include <limits>
 
 #include "compile/compiler_log.h"
 #include "gputune/error.h"
@@ -159,6 +160,12 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                                    [&tracker](SearchPhase phase) { tracker.set_phase(phase); });
   // A full-sampling search measures in full what racing cut short before.
   StoredResults stored(store.measured(result.workload), options.force, options.racing.enabled);
+  // Recorded now, as unfinished (interrupted, no wall time), so that a killed search leaves its
+  // row; its figures are written when it ends.
+  SearchRecord started = record;
+  started.interrupted = true;
+  started.wall_s = std::numeric_limits<double>::quiet_NaN();
+  const int64_t search_id = store.record_search(result.workload, started);
   tracker.set_phase(SearchPhase::kBaseline);
   result.baseline = run_baseline(problem, arch, compiles, runner, options, store, result.workload,
                                  stored, record);
@@ -189,7 +196,7 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   if (gpu.times_gpus()) record.measuring_s = seconds_since(measuring_start);
   record.worker_restarts = gpu.stats().restarts;
   record.wall_s = seconds_since(start);
-  store.record_search(result.workload, record);
+  store.update_search(search_id, record);
   return result;
 }
 

@@ -4,10 +4,7 @@
 
 namespace gputune {
 
-uint64_t valid_total(const SearchSpace& space) {
-  constexpr uint64_t kWalkLimit = 10'000'000;
-  return space.size() <= kWalkLimit ? space.count_valid() : space.size();
-}
+uint64_t valid_total(const SearchSpace& space) { return space.count_valid_bounded().configs; }
 
 uint64_t SearchBudget::total(const SearchSpace& space) const {
   uint64_t total = valid_total(space);

@@ -1,6 +1,7 @@
 #include <filesystem>
 
 #include "compile/compiler.h"
+#include "core/text.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "process/gpu_list.h"
@@ -13,6 +14,21 @@
 #include "strategy/strategy.h"
 
 namespace gputune {
+
+ProblemOverrides parse_assignments(const std::vector<std::string>& given) {
+  ProblemOverrides overrides;
+  for (const std::string& text : given) {
+    for (const std::string& item : split_assignments(text)) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        throw Error(ErrorCode::kUsage,
+                    "--set " + item + ": expected name=value, e.g. --set n=4096");
+      }
+      overrides.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+  }
+  return overrides;
+}
 
 Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides) {
   return load_spec(resolve_spec(path_or_name), overrides);
@@ -38,7 +54,9 @@ std::vector<ShippedSpec> shipped_spec_list() {
     try {
       Problem problem(load_spec(path));
       row.description = problem.spec().description;
-      row.variants = problem.space().count_valid();
+      const ConfigCount variants = problem.space().count_valid_bounded();
+      row.variants = variants.configs;
+      row.variants_estimated = variants.estimated;
       row.product = problem.space().size();
     } catch (const Error& e) {
       row.error = e.what();

@@ -91,7 +91,8 @@ std::vector<std::vector<RankPeer>> by_device(std::vector<RankPeer> peers) {
 }
 
 SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world, int listener,
-                             const ProgressCallback& progress, const std::atomic<bool>* stop) {
+                             const std::string& token, const ProgressCallback& progress,
+                             const std::atomic<bool>* stop) {
   std::vector<std::string> warnings;
   if (request.replay.empty()) warn_of_bound_cpus(0, &warnings);
   if (world.size > 1 && recovery_of_this_rank() == Recovery::kOff) {
@@ -103,7 +104,7 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
   // Rank 0 measures too, in a worker process of its own, as any other rank does.
   ipc::Child local = ipc::spawn([&request](int fd) { return measure_for_root(request, fd, 0); });
   std::vector<RankPeer> peers =
-      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds, &warnings);
+      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds, token, &warnings);
   close(listener);
   std::vector<RankHello> hellos;
   for (const RankPeer& peer : peers) hellos.push_back(peer.hello);
@@ -177,12 +178,28 @@ SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& p
   }
   search_options(request);  // misused options fail on every rank before any rank waits
   const MpiWorld world = mpi_start();
-  std::string address;
+  // Rank 0's address and the job's token go to the ranks through MPI, never the network: a
+  // connection must prove it knows the token (cluster/rank_link.h).
+  std::string shared;
   int listener = -1;
-  if (world.rank == 0) listener = tcp_listen(&address);
-  address = mpi_share_from_root(address);
+  if (world.rank == 0) {
+    const std::optional<LocalRank> local = local_rank_from_environment();
+    std::string address;
+    listener = tcp_listen(listen_host(local && local->size == world.size), &address);
+    shared = address + " " + make_job_token();
+  }
+  shared = mpi_share_from_root(shared);
+  const size_t space = shared.find(' ');
+  const std::string address = shared.substr(0, space);
+  const std::string token = space == std::string::npos ? "" : shared.substr(space + 1);
   if (world.rank != 0) {
     const int fd = tcp_connect(address, kRankStartSeconds);
+    if (!join_root(fd, token, static_cast<int>(kRankStartSeconds * 1000))) {
+      close(fd);
+      mpi_finish();
+      throw Error(ErrorCode::kIo, "--mpi: rank " + std::to_string(world.rank) + ": " + address +
+                                      " did not prove it is this job's rank 0");
+    }
     SearchOutcome outcome;
     outcome.measuring_rank = true;
     if (request.replay.empty()) warn_of_bound_cpus(world.rank, &outcome.warnings);
@@ -191,7 +208,7 @@ SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& p
     mpi_finish();
     return outcome;
   }
-  SearchOutcome outcome = search_as_root(request, world, listener, progress, stop);
+  SearchOutcome outcome = search_as_root(request, world, listener, token, progress, stop);
   std::atexit([] { mpi_finish(); });  // after the report is printed: finalize may not return
   return outcome;
 }

@@ -14,9 +14,6 @@
 namespace gputune {
 namespace {
 
-// Walking a larger space to count its shards' configs would take longer than the plan is worth.
-constexpr uint64_t kLargestCountedSpace = uint64_t{1} << 24;
-
 // A word the shell reads back as itself.
 std::string shell_word(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -69,11 +66,16 @@ std::string search_command(const PlannedWorkload& workload, const std::string& d
   return command;
 }
 
-uint64_t valid_in_shard(const SearchSpace& space, const Shard& shard) {
-  if (space.size() > kLargestCountedSpace) return 0;
+// Walked where the space is small enough to walk; above, a shard's share of the estimate
+// (shards deal configs by index, every count-th one, so each gets about as many).
+ConfigCount valid_in_shard(const SearchSpace& space, const Shard& shard) {
+  if (space.size() > SearchSpace::kCountWalkLimit) {
+    const ConfigCount all = space.count_valid_bounded();
+    return {all.configs / shard.count, all.estimated};
+  }
   uint64_t count = 0;
   for (uint64_t i = shard.index; i < space.size(); i += shard.count) count += space.valid(i);
-  return count;
+  return {count, false};
 }
 
 }  // namespace
@@ -117,7 +119,9 @@ std::vector<PlannedShard> plan_campaign(const CampaignRequest& request) {
     for (PlannedShard& shard : shards) {
       PlannedWorkload part = workloads.front();
       const Shard slice{shard.index, shard.count};
-      part.configs = valid_in_shard(problems.front()->space(), slice);
+      const ConfigCount count = valid_in_shard(problems.front()->space(), slice);
+      part.configs = count.configs;
+      part.configs_estimated = count.estimated;
       shard.commands.push_back(
           search_command(part, shard.db, slice.text(), request.search_options));
       shard.workloads.push_back(std::move(part));
@@ -127,7 +131,9 @@ std::vector<PlannedShard> plan_campaign(const CampaignRequest& request) {
   for (size_t i = 0; i < workloads.size(); ++i) {
     PlannedShard& shard = shards[i % request.shards];
     PlannedWorkload& workload = workloads[i];
-    workload.configs = valid_in_shard(problems[i]->space(), Shard{});
+    const ConfigCount count = valid_in_shard(problems[i]->space(), Shard{});
+    workload.configs = count.configs;
+    workload.configs_estimated = count.estimated;
     shard.commands.push_back(search_command(workload, shard.db, "", request.search_options));
     shard.workloads.push_back(std::move(workload));
   }
@@ -141,8 +147,10 @@ std::string plan_json(const std::vector<PlannedShard>& shards) {
     for (const PlannedWorkload& w : shard.workloads) {
       nlohmann::json set = nlohmann::json::object();
       for (const auto& [name, value] : w.overrides) set[name] = value;
-      workloads.push_back(
-          {{"spec", w.spec}, {"set", set}, {"title", w.title}, {"configs", w.configs}});
+      nlohmann::json row = {
+          {"spec", w.spec}, {"set", set}, {"title", w.title}, {"configs", w.configs}};
+      if (w.configs_estimated) row["configs_estimated"] = true;
+      workloads.push_back(std::move(row));
     }
     out.push_back({{"shard", shard.index},
                    {"of", shard.count},

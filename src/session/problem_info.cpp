@@ -13,7 +13,9 @@ ProblemInfo problem_info_of(const Problem& problem) {
     info.dimensions.push_back({d.name, d.values, d.is_transform});
   }
   info.size = problem.space().size();
-  info.variants = problem.space().count_valid();
+  const ConfigCount variants = problem.space().count_valid_bounded();
+  info.variants = variants.configs;
+  info.variants_estimated = variants.estimated;
   info.baseline_index = problem.baseline_index();
   for (const BufferShape& b : problem.buffers()) {
     info.buffers.push_back({b.name, type_name(b.type), b.count});

@@ -96,7 +96,14 @@ std::string ReleaseSummary::json() const {
 }
 
 std::string release_dump_text(const std::string& path) {
-  return release_dump(read_release_db(path));
+  const Release release = read_release_db(path);
+  std::string text;
+  try {
+    text = release_dump(release);
+  } catch (const Error& e) {
+    throw Error(e.code(), path + ": " + e.what());
+  }
+  return text;
 }
 
 }  // namespace gputune

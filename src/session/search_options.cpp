@@ -140,6 +140,10 @@ const std::vector<Row>& rows() {
       {{"replay-real-time", "", "",
         "with --replay, take as long as the recording says compiling and measuring took"},
        flag(&SearchRequest::replay_real_time)},
+      {{"replay-unverified", "", "",
+        "with --replay, accept a recording without spec_hash or measurement_hash lines, though "
+        "nothing then shows it was measured with this spec (its configs are still checked)"},
+       flag(&SearchRequest::replay_unverified)},
       {{"shard", "K/N", "",
         "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
         "a Slurm job array; give each shard its own --db and merge them (gputune db merge)"},

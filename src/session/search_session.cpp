@@ -224,9 +224,12 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem = std::make_unique<Problem>(
-        recording_problem(recording, recording_root(path, recording)).spec());
+    replay.problem =
+        std::make_unique<Problem>(recording_problem(recording, recording_root(path, recording),
+                                                    false, request.replay_unverified)
+                                      .spec());
   }
+  check_recording_configs(recording, *replay.problem, path);
   replay.counters = std::move(recording.counters);
   replay.runner = make_replay_runner(std::move(recording));
   return replay;
@@ -263,10 +266,11 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
                                        " with --compile-only: expected a number of variants "
                                        "to compile (100) or none");
   }
-  const uint64_t valid = problem.space().count_valid();
-  if (request.budget.empty() && valid > SearchRequest::kCompileOnlyUnasked) {
+  // Counted without walking a huge product (issue 27): the walk itself is minutes there.
+  const ConfigCount valid = problem.space().count_valid_bounded();
+  if (request.budget.empty() && valid.configs > SearchRequest::kCompileOnlyUnasked) {
     throw Error(ErrorCode::kUsage,
-                std::to_string(valid) +
+                (valid.estimated ? "about " : "") + std::to_string(valid.configs) +
                     " valid variants: --compile-only compiles every one unless --budget N "
                     "limits it to the first N; give --budget N, or --budget none to compile "
                     "all of them");
@@ -276,8 +280,11 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
   outcome.arch = request.arch;
   compile_reference_kernel(problem, compiler, request.arch);  // an error where it does not compile
   const int64_t budget = options.budget_evaluations.value_or(0);
-  outcome.planned = budget > 0 ? std::min(valid, static_cast<uint64_t>(budget)) : valid;
-  outcome.compiled = compile_all(problem, compiler, request.arch, progress, stop, outcome.planned);
+  outcome.planned =
+      budget > 0 ? std::min(valid.configs, static_cast<uint64_t>(budget)) : valid.configs;
+  outcome.planned_estimated = valid.estimated;
+  outcome.compiled = compile_all(problem, compiler, request.arch, progress, stop,
+                                 static_cast<uint64_t>(std::max<int64_t>(budget, 0)));
   outcome.interrupted = stop && *stop;
   outcome.nvrtc_version = nvrtc_version();
   return outcome;
@@ -445,6 +452,7 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
     if (outcome.interrupted) {
       document["interrupted"] = true;
       document["variants"] = outcome.planned;
+      if (outcome.planned_estimated) document["variants_estimated"] = true;
     }
     if (!warnings.empty()) document["warnings"] = warnings;
     if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
@@ -473,7 +481,8 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
   if (diagnostics) out << format_warnings(outcome.compiled);
   // A cancelled run must not read as a complete one (a CI step stopped by Ctrl-C).
   if (outcome.interrupted) {
-    out << "interrupted: " << outcome.compiled.size() << " of " << outcome.planned
+    out << "interrupted: " << outcome.compiled.size() << " of "
+        << (outcome.planned_estimated ? "about " : "") << outcome.planned
         << " variants compiled for " << outcome.arch << " before the stop, " << failed
         << " failed\n";
     return out.str();

@@ -1,13 +1,33 @@
 #include "gputune/select.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "gputune/error.h"
 #include "gputune/results.h"
 #include "gputune/spec.h"
+#include "space/problem.h"
+#include "spec/spec_catalog.h"
 
 namespace gputune {
 namespace {
+
+// A file that exists, a path (a '/' or a spec's suffix: a missing spec is an error, not a
+// kernel) or a shipped spec's name; anything else is a kernel's name, as release databases
+// name it.
+bool names_a_spec(const std::string& text) {
+  const std::string suffix = std::filesystem::path(text).extension().string();
+  if (text.find('/') != std::string::npos || suffix == ".yaml" || suffix == ".yml" ||
+      suffix == ".json") {
+    return true;
+  }
+  try {
+    resolve_spec(text);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 runtime::DeviceDescription device_of(const SelectRequest& request) {
   const bool described =
@@ -49,16 +69,16 @@ SelectOutcome select_config(const SelectRequest& request) {
   runtime::ProblemValues problem;
   std::string source_hash;
   std::optional<Spec> spec;
-  try {
-    spec = open_spec(request.spec_or_kernel, request.overrides);
-  } catch (const Error&) {
-    // Not a spec: a kernel's name, as release databases name it.
+  if (names_a_spec(request.spec_or_kernel)) {
+    spec = open_spec(request.spec_or_kernel, request.overrides);  // a broken spec is an error
   }
   if (spec) {
     out.warnings = spec->warnings;
     out.kernel = spec->kernel_name.text;
     source_hash = spec->source_hash();
-    for (const auto& [name, value] : problem_info(*spec).values) problem[name] = value;
+    // The problem values only: the space is never counted (problem_info would walk it).
+    const Problem at(*spec);
+    for (const auto& [name, value] : at.problem_values()) problem[name] = value;
   } else {
     out.kernel = request.spec_or_kernel;
     for (const auto& [name, text] : request.overrides) {

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
@@ -66,10 +67,22 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::s
                                                                     const std::string& commit) {
   auto store = open_existing_store(db);
   std::filesystem::create_directories(folder);
-  std::vector<std::pair<std::string, WorkloadInfo>> written;
-  for (const auto& w : store->workloads()) {
+  std::vector<WorkloadSummary> chosen;
+  std::map<std::string, int> uses;  // file name -> workloads that would get it
+  for (auto& w : store->workloads()) {
     if (workload && w.id != *workload) continue;
-    std::string path = (std::filesystem::path(folder) / recording_file_name(w.key)).string();
+    ++uses[recording_file_name(w.key)];
+    chosen.push_back(std::move(w));
+  }
+  std::vector<std::pair<std::string, WorkloadInfo>> written;
+  for (const auto& w : chosen) {
+    // Workloads that differ only in what the name leaves out (two specs with one stem, a
+    // different kernel version) each get their id, so that none overwrites another.
+    std::string name = recording_file_name(w.key);
+    if (uses[name] > 1) {
+      name = name.substr(0, name.size() - 4) + "_workload_" + std::to_string(w.id) + ".csv";
+    }
+    std::string path = (std::filesystem::path(folder) / name).string();
     export_recording(*store, w.id, path, commit, shipped_data_root());
     written.emplace_back(path, workload_info(w));
   }

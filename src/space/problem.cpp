@@ -389,10 +389,12 @@ ReferenceLaunch Problem::resolve_reference() const {
 std::string Problem::problem_json() const { return problem_to_json(problem_values_); }
 
 std::vector<PrunedConfigs> Problem::pruned() const {
-  const std::vector<uint64_t> counts = space_->count_pruned_by_limits();
+  const std::vector<ConfigCount> counts = space_->count_pruned_bounded();
   std::vector<PrunedConfigs> out;
   for (size_t l = 0; l < counts.size(); ++l) {
-    if (counts[l] > 0) out.push_back({space_->limits()[l].violation, counts[l]});
+    if (counts[l].configs > 0) {
+      out.push_back({space_->limits()[l].violation, counts[l].configs, counts[l].estimated});
+    }
   }
   return out;
 }

@@ -92,7 +92,7 @@ class Problem {
   const std::optional<ReferenceLaunch>& reference_launch() const { return reference_launch_; }
   std::vector<BufferShape> buffers() const;  // every buffer argument, in spec order
   // The configs each limit pruned, for the limits that pruned any; walks the space.
-  std::vector<PrunedConfigs> pruned() const;
+  std::vector<PrunedConfigs> pruned() const;  // estimated on a product too large to walk
   // Why the space leaves a config out ("fails constraint 2 (TILE % MERGE == 0)", "would exceed
   // 1024 threads per block"); "" for a valid config.
   std::string why_pruned(uint64_t index) const;

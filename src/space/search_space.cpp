@@ -1,5 +1,7 @@
 #include "space/search_space.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -148,6 +150,53 @@ std::vector<uint64_t> SearchSpace::count_pruned_by_limits() const {
     if (failed >= first_limit) ++pruned[static_cast<size_t>(failed - first_limit)];
   });
   return pruned;
+}
+
+namespace {
+
+// `hits` of kCountSamples drawn configs, scaled to the product.
+ConfigCount scaled(uint64_t hits, uint64_t size) {
+  const double share = static_cast<double>(hits) / static_cast<double>(SearchSpace::kCountSamples);
+  return {static_cast<uint64_t>(std::llround(share * static_cast<double>(size))), true};
+}
+
+}  // namespace
+
+ConfigCount SearchSpace::count_valid_bounded() const {
+  if (size_ <= kCountWalkLimit || (impl_->constraints.empty() && limits_.empty())) {
+    return {count_valid(), false};
+  }
+  std::mt19937_64 random(size_);
+  std::uniform_int_distribution<uint64_t> any(0, size_ - 1);
+  uint64_t hits = 0;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  for (uint64_t i = 0; i < kCountSamples; ++i) {
+    hits += impl_->failed(dimensions_, limits_, decode(any(random))) < 0;
+  }
+  ConfigCount out = scaled(hits, size_);
+  out.configs = std::max<uint64_t>(out.configs, hits > 0 ? 1 : 0);
+  return out;
+}
+
+std::vector<ConfigCount> SearchSpace::count_pruned_bounded() const {
+  std::vector<ConfigCount> out;
+  if (size_ <= kCountWalkLimit) {
+    for (const uint64_t count : count_pruned_by_limits()) out.push_back({count, false});
+    return out;
+  }
+  std::vector<uint64_t> hits(limits_.size(), 0);
+  if (!limits_.empty()) {
+    const int first_limit = static_cast<int>(impl_->constraints.size());
+    std::mt19937_64 random(size_);
+    std::uniform_int_distribution<uint64_t> any(0, size_ - 1);
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    for (uint64_t i = 0; i < kCountSamples; ++i) {
+      const int failed = impl_->failed(dimensions_, limits_, decode(any(random)));
+      if (failed >= first_limit) ++hits[static_cast<size_t>(failed - first_limit)];
+    }
+  }
+  for (const uint64_t h : hits) out.push_back(scaled(h, size_));
+  return out;
 }
 
 std::vector<uint64_t> SearchSpace::neighbours(uint64_t index) const {

@@ -16,6 +16,12 @@ struct ConstraintError : ExpressionError {
   size_t constraint = 0;  // index into the constraints given
 };
 
+// A count of configs: exact, or estimated where the product is too large to walk.
+struct ConfigCount {
+  uint64_t configs = 0;
+  bool estimated = false;
+};
+
 struct Dimension {
   std::string name;
   std::vector<Value> values;
@@ -58,6 +64,13 @@ class SearchSpace {
   // Per limit, the configs that keep every constraint but break that limit (the first broken);
   // walks the product.
   std::vector<uint64_t> count_pruned_by_limits() const;
+  // The same counts without walking a product of more than kCountWalkLimit configs: above it,
+  // estimated from kCountSamples configs drawn at random (the same draw for the same space).
+  // For everything that only shows a count (list, select, plan, a search's report).
+  static constexpr uint64_t kCountWalkLimit = uint64_t{1} << 20;
+  static constexpr uint64_t kCountSamples = uint64_t{1} << 16;
+  ConfigCount count_valid_bounded() const;
+  std::vector<ConfigCount> count_pruned_bounded() const;
   // Valid configs that differ from `index` in one dimension, by one step in value order.
   std::vector<uint64_t> neighbours(uint64_t index) const;
   // The valid config nearest to `index`: the fewest dimensions changed, then the least total

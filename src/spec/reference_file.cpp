@@ -5,8 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <regex>
 
+#include "core/text.h"
 #include "gputune/error.h"
 
 namespace gputune {
@@ -45,16 +45,33 @@ bool little_endian_machine() {
   return first == 1;
 }
 
-// The header's 'key': value, as Python's repr wrote it.
+bool is_quote(const std::string& text, size_t at) {
+  return at < text.size() && (text[at] == '\'' || text[at] == '"');
+}
+
+// The value after the header's 'key': as Python's repr wrote it: a quoted string (quotes kept)
+// or one of `words`. Scanned by hand: a header may be 64 KiB.
 std::string header_field(const std::string& header, const std::string& key,
-                         const std::string& value_pattern, const std::string& path) {
-  std::smatch match;
-  if (!std::regex_search(header, match,
-                         std::regex("['\"]" + key + "['\"]\\s*:\\s*(" + value_pattern + ")"))) {
-    throw Error(ErrorCode::kSpec, path + ": the .npy header has no '" + key +
-                                      "'; expected a file written by numpy.save");
+                         const std::vector<std::string>& words, const std::string& path) {
+  // A string value closes at the next quote of its kind; past the last one none can.
+  const size_t last_quote[] = {header.rfind('\''), header.rfind('"')};
+  for (size_t at = header.find(key); at != std::string::npos; at = header.find(key, at + 1)) {
+    if (at == 0 || !is_quote(header, at - 1) || !is_quote(header, at + key.size())) continue;
+    const size_t colon = skip_spaces(header, at + key.size() + 1);
+    if (colon >= header.size() || header[colon] != ':') continue;
+    const size_t value = skip_spaces(header, colon + 1);
+    if (words.empty() && is_quote(header, value)) {
+      const size_t last = last_quote[header[value] == '"' ? 1 : 0];
+      if (last > value) {
+        return header.substr(value, header.find(header[value], value + 1) - value + 1);
+      }
+    }
+    for (const std::string& word : words) {
+      if (header.compare(value, word.size(), word) == 0) return word;
+    }
   }
-  return match[1].str();
+  throw Error(ErrorCode::kSpec, path + ": the .npy header has no '" + key +
+                                    "'; expected a file written by numpy.save");
 }
 
 // The data of a .npy file (format versions 1 to 3), in the machine's byte order.
@@ -71,13 +88,14 @@ std::vector<unsigned char> npy_data(const std::vector<unsigned char>& file, Scal
   const int major = file[6];
   if (major < 1 || major > 3) throw malformed("format version " + std::to_string(major));
   const size_t length_bytes = major == 1 ? 2 : 4;
+  if (file.size() < 8 + length_bytes) throw malformed("no header length");
   size_t header_length = 0;
   for (size_t i = 0; i < length_bytes; ++i) header_length |= size_t{file[8 + i]} << (8 * i);
   const size_t data_start = 8 + length_bytes + header_length;
   if (data_start > file.size()) throw malformed("the header is longer than the file");
   const std::string header(file.begin() + 8 + length_bytes, file.begin() + data_start);
 
-  const std::string descr = header_field(header, "descr", "'[^']*'|\"[^\"]*\"", path);
+  const std::string descr = header_field(header, "descr", {}, path);
   const std::string code = descr.substr(1, descr.size() - 2);
   const std::string expected = npy_code(type);
   if (code.size() != 3 || code.substr(1) != expected ||
@@ -86,7 +104,7 @@ std::vector<unsigned char> npy_data(const std::vector<unsigned char>& file, Scal
                                       type_name(type) + "; expected dtype '<" + expected +
                                       "' (numpy: array.astype(np." + type_name(type) + "))");
   }
-  if (header_field(header, "fortran_order", "True|False", path) == "True") {
+  if (header_field(header, "fortran_order", {"True", "False"}, path) == "True") {
     throw Error(ErrorCode::kSpec, path +
                                       ": the .npy array is in Fortran order; expected C order "
                                       "(numpy: np.ascontiguousarray(array))");
@@ -119,6 +137,11 @@ SharedBytes read_reference_file(const std::string& path, ScalarType type) {
   }
   std::vector<unsigned char> file((std::istreambuf_iterator<char>(in)),
                                   std::istreambuf_iterator<char>());
+  return reference_from_bytes(std::move(file), path, type);
+}
+
+SharedBytes reference_from_bytes(std::vector<unsigned char> file, const std::string& path,
+                                 ScalarType type) {
   if (ends_with(path, ".npy")) file = npy_data(file, type, path);
   return std::make_shared<const std::vector<unsigned char>>(std::move(file));
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -740,12 +741,14 @@ void Loader::read_remedies(const YAML::Node& node, Spec* spec) {
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string remedy = string_of(it->first, "a remedy name");
     std::vector<std::string> parameters;
-    if (it->second.IsSequence()) {
-      for (const auto& item : it->second) {
+    // A copy: `it->second` belongs to a temporary the range-for would outlive.
+    const YAML::Node named = it->second;
+    if (named.IsSequence()) {
+      for (const auto& item : named) {
         parameters.push_back(string_of(item, "a parameter of remedy '" + remedy + "'"));
       }
     } else {
-      parameters.push_back(string_of(it->second, "a parameter of remedy '" + remedy + "'"));
+      parameters.push_back(string_of(named, "a parameter of remedy '" + remedy + "'"));
     }
     remember("remedies/" + remedy, it->first);
     spec->remedies.emplace_back(remedy, std::move(parameters));
@@ -819,6 +822,17 @@ Spec Loader::load() {
 }  // namespace
 
 Spec parse_spec(const std::string& text, const std::string& path, const Overrides& overrides) {
+  // What a spec says ends up in JSON (stored specs, configs, reports), which is UTF-8.
+  if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+    const size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+    const size_t column = line_start == std::string::npos || bad == 0 ? bad : bad - line_start - 1;
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + bad, '\n'));
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw Error(ErrorCode::kSpec, SourceLocation{path, line, static_cast<int>(column) + 1}.str() +
+                                      ": byte " + byte +
+                                      " is not UTF-8 text; expected a spec in UTF-8");
+  }
   if (is_t1_path(path)) return parse_t1_spec(text, path, overrides);
   Loader loader(text, path, overrides);
   try {

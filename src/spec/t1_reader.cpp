@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -100,9 +99,24 @@ class T1Reader {
     if (value.is_number()) return value.dump();
     return with_problem_names(string_at(value, pointer));
   }
-  std::string with_problem_names(const std::string& text) const {
-    static const std::regex kIndexed(R"(ProblemSize\s*\[\s*(\d+)\s*\])");
-    return std::regex_replace(text, kIndexed, "ProblemSize_$1");
+  // "ProblemSize [ 0 ]" -> "ProblemSize_0".
+  static std::string with_problem_names(const std::string& text) {
+    static const std::string kName = "ProblemSize";
+    std::string out;
+    size_t copied = 0;
+    for (size_t at = text.find(kName); at != std::string::npos; at = text.find(kName, at + 1)) {
+      if (at < copied) continue;
+      const size_t open = skip_spaces(text, at + kName.size());
+      if (open >= text.size() || text[open] != '[') continue;
+      const size_t digits = skip_spaces(text, open + 1);
+      const size_t digits_end = skip_digits(text, digits);
+      const size_t close = skip_spaces(text, digits_end);
+      if (digits_end == digits || close >= text.size() || text[close] != ']') continue;
+      out +=
+          text.substr(copied, at - copied) + kName + "_" + text.substr(digits, digits_end - digits);
+      copied = close + 1;
+    }
+    return out + text.substr(copied);
   }
   void reject_unmappable(const json& object, const std::string& pointer,
                          const std::vector<std::pair<std::string, std::string>>& keys) const {
@@ -463,8 +477,9 @@ void T1Reader::read_budget(const json& root, Spec* spec) {
     const std::string type = string_at(
         member(*item, pointer, "Type", "ConfigurationCount or TuningDuration"), pointer + "/Type");
     const json& value = member(*item, pointer, "BudgetValue", "a positive number");
-    if (!value.is_number() || value.get<double>() <= 0) {
-      fail(pointer + "/BudgetValue", "BudgetValue must be a positive number");
+    // Counts beyond 2^53 are no budget a search reaches; and they would not convert.
+    if (!value.is_number() || !(value.get<double>() > 0) || value.get<double>() > 9.0e15) {
+      fail(pointer + "/BudgetValue", "BudgetValue must be a positive number (at most 9e15)");
     }
     if (type == "ConfigurationCount") {
       spec->search.budget_evaluations = static_cast<int64_t>(value.get<double>());
@@ -508,7 +523,7 @@ Spec T1Reader::read() {
   json root;
   try {
     root = json::parse(text_);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     throw Error(ErrorCode::kSpec, path_ + ": invalid JSON (" + std::string(e.what()) +
                                       "); expected a T1 tuning-problem file");
   }
@@ -531,13 +546,19 @@ Spec T1Reader::read() {
       root.at("General").at("BenchmarkName").is_string()) {
     spec.description = root.at("General").at("BenchmarkName").get<std::string>();
   }
-  read_kernel(kernel, &spec);
-  read_problem(kernel, &spec);
-  read_parameters(root.at("ConfigurationSpace"), &spec);
-  read_arguments(kernel, &spec);
-  read_launch(kernel, &spec);
-  read_budget(root, &spec);
-  read_search(root, &spec);
+  try {
+    read_kernel(kernel, &spec);
+    read_problem(kernel, &spec);
+    read_parameters(root.at("ConfigurationSpace"), &spec);
+    read_arguments(kernel, &spec);
+    read_launch(kernel, &spec);
+    read_budget(root, &spec);
+    read_search(root, &spec);
+  } catch (const json::exception& e) {
+    // A member of another type than the reader checks for: still the file's error, not ours.
+    throw Error(ErrorCode::kSpec, path_ + ": unexpected JSON (" + std::string(e.what()) +
+                                      "); expected a T1 tuning-problem file");
+  }
   check_spec(spec, context_);
   return spec;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/files.h"
 #include "core/sqlite.h"
 #include "gputune/error.h"
 #include "store/schema.h"
@@ -27,12 +28,15 @@ bool better(const std::string& status, double median, const std::string& than_st
 // transaction.
 class DatabaseMerge {
  public:
-  DatabaseMerge(const sqlite::Database& out, const std::string& input) : out_(out), input_(input) {}
+  // `attached`: the file read, `input` itself or its upgraded copy; `input`: what the counts,
+  // the provenance and the errors name.
+  DatabaseMerge(const sqlite::Database& out, const std::string& attached, const std::string& input)
+      : out_(out), attached_(attached), input_(input) {}
 
   MergeCounts run() {
     {
       sqlite::Statement attach(out_, "ATTACH DATABASE ?1 AS src");
-      attach.bind(1, input_).run();
+      attach.bind(1, attached_).run();
     }
     MergeCounts counts;
     try {
@@ -292,10 +296,27 @@ RETURNING id)sql");
   }
 
   const sqlite::Database& out_;
-  std::string input_;
+  std::string attached_, input_;
   int64_t input_origin_ = 0;
   std::string measurement_columns_, search_columns_;
 };
+
+// A damaged file can read as one with fewer rows (a page whose cells SQLite no longer sees is an
+// empty table), which a merge would report as success: SQLite checks the whole file first.
+void check_integrity(const std::string& input) {
+  const sqlite::Database db(input, sqlite::Mode::kReadOnly);
+  sqlite::Statement check(db, "PRAGMA integrity_check(3)");
+  std::string problems;
+  while (check.step()) {
+    const std::string line = check.text(0);
+    if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
+  }
+  if (!problems.empty()) {
+    throw Error(ErrorCode::kDb, input + ": is damaged (SQLite's integrity check: " + problems +
+                                    "); nothing merged from it. Merge a good copy (a shard's "
+                                    "database can be searched again to rebuild it)");
+  }
+}
 
 }  // namespace
 
@@ -313,11 +334,39 @@ MergeCounts merge_database(const std::string& output, const std::string& input) 
                     "databases to merge into it");
   }
   const int version = schema_version(input);
-  // Upgrading an older input is what any gputune command that writes to it would do.
-  if (version > 0 && version < current_schema_version()) open_store_database(input, false);
-  open_store_database(input, true);  // refuses a newer schema or a file that is not ours, by name
-  const auto out = open_store_database(output, false);
-  return DatabaseMerge(*out, input).run();
+  const bool older = version > 0 && version < current_schema_version();
+  // Refuses a newer schema, an empty file or one that is not ours, by name.
+  if (!older) open_store_database(input, true);
+  check_integrity(input);
+  // An input is only read: one of an older schema is upgraded in a private copy.
+  std::string attached = input;
+  std::string folder;
+  try {
+    if (older) {
+      folder = make_private_temp_directory("gputune-merge");
+      attached = folder + "/input.db";
+      {
+        const sqlite::Database source(input, sqlite::Mode::kReadOnly);
+        sqlite::Statement copy(source, "VACUUM INTO ?1");
+        copy.bind(1, attached).run();
+      }
+      try {
+        open_store_database(attached, false);
+      } catch (const Error& e) {
+        // The copy's faults are the input's (another application's file, say).
+        const std::string what = e.what();
+        if (what.compare(0, attached.size(), attached) != 0) throw;
+        throw Error(e.code(), input + what.substr(attached.size()));
+      }
+    }
+    const auto out = open_store_database(output, false);
+    MergeCounts counts = DatabaseMerge(*out, attached, input).run();
+    if (!folder.empty()) std::filesystem::remove_all(folder, error);
+    return counts;
+  } catch (...) {
+    if (!folder.empty()) std::filesystem::remove_all(folder, error);
+    throw;
+  }
 }
 
 }  // namespace gputune

@@ -25,7 +25,9 @@ struct MergeCounts {
 // a lower median. Rows are matched by content, so merging the same input again changes
 // nothing. Copied rows name their origin (file, its host, its row). Throws Error(kDb) for a
 // file that is not a gputune database or has a newer schema, and Error(kUsage) for an input
-// that is the output. An input of an older schema is upgraded in place first.
+// that is the output; Error(kDb) naming the input for one that fails SQLite's integrity check,
+// before anything is merged. Inputs are only read: one of an older schema is upgraded in a
+// private copy, which is merged (its rows still name the input as their origin).
 MergeCounts merge_database(const std::string& output, const std::string& input);
 
 }  // namespace gputune

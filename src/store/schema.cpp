@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "gputune/error.h"
 
 namespace gputune {
@@ -199,6 +202,28 @@ void ensure_identity(const sqlite::Database& db) {
   tx.commit();
 }
 
+// Switching to WAL needs the file to itself for a moment, a wait SQLite's busy timeout does not
+// cover (it fails at once, or answers with the old mode): retried here within that time.
+void switch_to_wal(const sqlite::Database& db, const std::string& path) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    try {
+      sqlite::Statement wal(db, "PRAGMA journal_mode = WAL");
+      if (wal.step() && wal.text(0) == "wal") return;
+    } catch (const Error&) {
+      if (!db.last_error_is_busy()) throw;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw Error(ErrorCode::kDb, path + ": cannot switch to WAL journal mode within " +
+                                      std::to_string(kBusyTimeoutMs / 1000) +
+                                      " s (another process kept the file locked, or its file "
+                                      "system cannot share memory between processes)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 bool has_tables(const sqlite::Database& db) {
   sqlite::Statement s(db, "SELECT 1 FROM sqlite_schema LIMIT 1");
   return s.step();
@@ -213,10 +238,18 @@ std::unique_ptr<sqlite::Database> open_store_database(const std::string& path, b
       path, read_only ? sqlite::Mode::kReadOnly : sqlite::Mode::kReadWrite);
   db->set_busy_timeout(kBusyTimeoutMs);
 
-  // The first read of the file is where a non-SQLite file shows itself.
+  // The first read of the file is where a non-SQLite file shows itself. The id, the tables and
+  // the version are read in one transaction: another process creating the file commits its
+  // tables and its id together, and read apart they could straddle that commit.
   int64_t application_id = 0;
+  bool tables = false;
+  int version = 0;
   try {
+    sqlite::Transaction read(*db, sqlite::Transaction::Kind::kRead);
     application_id = db->pragma("application_id");
+    tables = has_tables(*db);
+    version = static_cast<int>(db->pragma("user_version"));
+    read.commit();
   } catch (const Error&) {
     if (db->last_error_is_not_a_database()) throw not_gputune(path, "not an SQLite file");
     throw;
@@ -224,8 +257,7 @@ std::unique_ptr<sqlite::Database> open_store_database(const std::string& path, b
   if (application_id != 0 && application_id != kApplicationId) {
     throw not_gputune(path, "application_id is " + std::to_string(application_id));
   }
-  if (application_id == 0 && has_tables(*db)) throw not_gputune(path, "it holds other tables");
-  const int version = static_cast<int>(db->pragma("user_version"));
+  if (application_id == 0 && tables) throw not_gputune(path, "it holds other tables");
   if (version > kSchemaVersion) {
     throw Error(ErrorCode::kDb, path + ": was written by a newer gputune (schema " +
                                     std::to_string(version) + ", this build knows " +
@@ -242,12 +274,7 @@ std::unique_ptr<sqlite::Database> open_store_database(const std::string& path, b
     }
     return db;
   }
-  if (path != ":memory:" && !path.empty()) {
-    sqlite::Statement wal(*db, "PRAGMA journal_mode = WAL");
-    if (!wal.step() || wal.text(0) != "wal") {
-      throw Error(ErrorCode::kDb, path + ": cannot switch to WAL journal mode");
-    }
-  }
+  if (path != ":memory:" && !path.empty()) switch_to_wal(*db, path);
   db->exec("PRAGMA synchronous = NORMAL");
   migrate(*db);
   ensure_identity(*db);

@@ -14,6 +14,14 @@
 namespace gputune {
 namespace {
 
+// A variant's row, found or made. Its config is the space's for that index and is written once:
+// a later attempt (a replay's, an import's) fills one left empty but never replaces one.
+constexpr const char* kVariantUpsert =
+    "INSERT INTO variants (workload_id, config_index, config_json) "
+    "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
+    "SET config_json = CASE WHEN config_json = '' THEN excluded.config_json "
+    "ELSE config_json END RETURNING id";
+
 class SqliteStore : public Store {
  public:
   SqliteStore(const std::string& path, bool read_only)
@@ -69,13 +77,7 @@ class SqliteStore : public Store {
     require_writable("store measurements");
     if (measurements.empty()) return;
     sqlite::Transaction tx(db());
-    // A config's JSON is the same on every attempt; an empty one never overwrites a known one.
-    sqlite::Statement variant(
-        db(),
-        "INSERT INTO variants (workload_id, config_index, config_json) "
-        "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
-        "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
-        "ELSE excluded.config_json END RETURNING id");
+    sqlite::Statement variant(db(), kVariantUpsert);
     static const std::string kInsert = measurement_insert_sql();
     sqlite::Statement insert(db(), kInsert);
     for (const Measurement& m : measurements) {
@@ -117,12 +119,7 @@ class SqliteStore : public Store {
                       const StoredCounters& counters) override {
     require_writable("store counters");
     sqlite::Transaction tx(db());
-    sqlite::Statement variant(
-        db(),
-        "INSERT INTO variants (workload_id, config_index, config_json) "
-        "VALUES (?1, ?2, ?3) ON CONFLICT (workload_id, config_index) DO UPDATE "
-        "SET config_json = CASE WHEN excluded.config_json = '' THEN config_json "
-        "ELSE excluded.config_json END RETURNING id");
+    sqlite::Statement variant(db(), kVariantUpsert);
     variant.bind(1, workload).bind(2, to_db(config_index)).bind(3, config_json);
     if (!variant.step()) db().fail("variant upsert returned no row");
     const int64_t variant_id = variant.int64(0);
@@ -178,21 +175,25 @@ class SqliteStore : public Store {
     return out;
   }
 
-  void record_search(int64_t workload, const SearchRecord& r) override {
+  int64_t record_search(int64_t workload, const SearchRecord& r) override {
     require_writable("record a search");
     sqlite::Transaction tx(db());
-    sqlite::Statement s(
-        db(),
-        "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, wall_s, "
-        "compile_s, check_s, time_s, interrupted, cache_hits, jobs, gpus, "
-        "worker_restarts, measuring_s, gpu_busy_s, gpu_idle_share) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-        "?17)");
-    s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
-    s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
-    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
-    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).bind(15, r.measuring_s);
-    s.bind(16, r.gpu_busy_s).bind(17, r.gpu_idle_share()).run();
+    sqlite::Statement s(db(),
+                        "INSERT INTO searches (workload_id, strategy, seed, evaluated, reused, "
+                        "interrupted) VALUES (?1, ?2, ?3, 0, 0, 1) RETURNING id");
+    s.bind(1, workload).bind(2, r.strategy).bind(3, to_db(r.seed));
+    if (!s.step()) db().fail("search insert returned no row");
+    const int64_t id = s.int64(0);
+    s.reset();
+    write_search(id, r);
+    tx.commit();
+    return id;
+  }
+
+  void update_search(int64_t search, const SearchRecord& r) override {
+    require_writable("record a search");
+    sqlite::Transaction tx(db());
+    write_search(search, r);
     tx.commit();
   }
 
@@ -278,6 +279,24 @@ ORDER BY w.id
   void require_writable(const char* what) const {
     if (read_only_) {
       throw Error(ErrorCode::kDb, path_ + ": opened read-only, cannot " + std::string(what));
+    }
+  }
+
+  // Inside a transaction.
+  void write_search(int64_t id, const SearchRecord& r) {
+    sqlite::Statement s(
+        db(),
+        "UPDATE searches SET strategy = ?2, seed = ?3, evaluated = ?4, reused = ?5, wall_s = ?6, "
+        "compile_s = ?7, check_s = ?8, time_s = ?9, interrupted = ?10, cache_hits = ?11, "
+        "jobs = ?12, gpus = ?13, worker_restarts = ?14, measuring_s = ?15, gpu_busy_s = ?16, "
+        "gpu_idle_share = ?17 WHERE id = ?1");
+    s.bind(1, id).bind(2, r.strategy).bind(3, to_db(r.seed)).bind(4, r.evaluated);
+    s.bind(5, r.reused).bind(6, r.wall_s).bind(7, r.compile_s).bind(8, r.check_s);
+    s.bind(9, r.time_s).bind(10, r.interrupted ? 1 : 0).bind(11, r.cache_hits);
+    s.bind(12, r.jobs).bind(13, r.gpus).bind(14, r.worker_restarts).bind(15, r.measuring_s);
+    s.bind(16, r.gpu_busy_s).bind(17, r.gpu_idle_share()).run();
+    if (db().changes() != 1) {
+      throw Error(ErrorCode::kDb, path_ + ": no search " + std::to_string(id) + " to update");
     }
   }
 

@@ -70,7 +70,12 @@ class Store {
     }
     return out;
   }
-  virtual void record_search(int64_t workload, const SearchRecord& record) = 0;
+  // A search is recorded as it starts, with `record` as it stands then (the search records
+  // itself as interrupted, without a wall time, until it ends), so that one killed on the way
+  // still leaves its row; returns the row's id for update_search.
+  virtual int64_t record_search(int64_t workload, const SearchRecord& record) = 0;
+  // Writes a recorded search's figures as they are now.
+  virtual void update_search(int64_t search, const SearchRecord& record) = 0;
   // Counters of a variant, keyed by its latest measurement. Stores that keep none ignore them.
   virtual void store_counters(int64_t /*workload*/, uint64_t /*config_index*/,
                               const std::string& /*config_json*/,

@@ -272,6 +272,7 @@ py::dict problem_dict(const ProblemInfo& problem) {
   out["dimensions"] = dimensions;
   out["size"] = problem.size;
   out["variants"] = problem.variants;
+  out["variants_estimated"] = problem.variants_estimated;
   out["baseline_index"] = problem.baseline_index;
   py::list buffers;
   for (const BufferInfo& b : problem.buffers)

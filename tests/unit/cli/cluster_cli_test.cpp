@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -131,6 +133,55 @@ TEST_F(ClusterCli, PlanDealsWorkloadsToShardsDeterministically) {
   auto bad = run_gputune("plan " + spec + " --shards 2 --commands 2");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("--commands 2"), std::string::npos) << bad.err;
+}
+
+// A space of 199^4 (1.6x10^9) configs: plan, list, select and compile-only walked the whole
+// product (minutes on 7.4x10^8), and plan said "0 configs" above 2^24. They answer at once,
+// with estimated counts that say so.
+TEST_F(ClusterCli, AHugeSpaceIsCountedFromASampleNotWalked) {
+  std::string values;
+  for (int v = 1; v < 200; ++v) values += (values.empty() ? "" : ", ") + std::to_string(v);
+  fs::create_directories(dir_ / "spaces");
+  const std::string spec = file("spaces/huge.yaml");
+  std::ofstream(spec) << "kernel: {source: " << test::source_dir()
+                      << "/kernels/transpose.cu, name: transpose}\n"
+                         "problem: {n: 64}\n"
+                         "arguments:\n"
+                         "  - {name: out, type: float32, count: n * n, output: true}\n"
+                         "  - {name: in, type: float32, count: n * n}\n"
+                         "  - {name: n, type: int32, value: n}\n"
+                         "launch: {block: [8, 8], grid: [1, 1]}\n"
+                         "parameters: {A: ["
+                      << values << "], B: [" << values << "], C: [" << values << "], D: [" << values
+                      << "]}\nconstraints: [A % 2 == 0]\n";
+  const auto start = std::chrono::steady_clock::now();
+  const auto plan = run_gputune("plan " + spec + " --json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const auto workload = nlohmann::json::parse(plan.out)[0]["workloads"][0];
+  // Half of 199^4 keeps A % 2 == 0 (99 of 199 values).
+  EXPECT_NEAR(workload["configs"].get<double>() / (99.0 * 199 * 199 * 199), 1.0, 0.05) << plan.out;
+  EXPECT_TRUE(workload.value("configs_estimated", false)) << plan.out;
+  const auto listed = testing::run_command("env GPUTUNE_SPACES=" + file("spaces") + " " +
+                                           test::gputune_binary() + " list --json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  bool found = false;
+  for (const auto& row : nlohmann::json::parse(listed.out)) {
+    if (row["name"] != "huge") continue;
+    found = true;
+    EXPECT_TRUE(row.value("variants_estimated", false)) << row.dump();
+  }
+  EXPECT_TRUE(found) << listed.out;
+  const auto selected = run_gputune("select " + spec + " --db " + file("none.db") +
+                                    " --device-name 'NVIDIA H100' --cc 9.0 --sm-count 132");
+  EXPECT_EQ(selected.exit_code, 0) << selected.err;
+  // compile-only asks for a budget before compiling so many, without counting them one by one.
+  const auto unasked = run_gputune("search " + spec + " --compile-only --arch sm_90");
+  EXPECT_EQ(unasked.exit_code, 64) << unasked.err;
+  EXPECT_NE(unasked.err.find("about "), std::string::npos) << unasked.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  const auto first = run_gputune("search " + spec + " --compile-only --arch sm_90 --budget 2 -j 2");
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("2 variants compiled for sm_90"), std::string::npos) << first.out;
 }
 
 }  // namespace

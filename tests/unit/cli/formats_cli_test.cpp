@@ -7,6 +7,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/run_gputune.h"
 #include "test_paths.h"
@@ -89,6 +91,54 @@ TEST(FormatsCli, ImportKernelTunerCacheThenExportT4) {
   EXPECT_EQ(wrong.exit_code, 64) << wrong.err;
   EXPECT_NE(wrong.err.find("gputune import kt-cache FILE --spec SPEC"), std::string::npos)
       << wrong.err;
+  fs::remove_all(dir);
+}
+
+// Numbers beyond a double and the other tuners' huge expressions, a space after ProblemSize
+// of any length, a Kernel Tuner cache of wrong types: each is the file's error (65, naming
+// it), never an internal error (70, "number overflow") nor a stack overflow (std::regex).
+TEST(FormatsCli, HostileT1AndKernelTunerFilesAreTheFilesErrors) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("gputune_formats_hostile_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string formats = test::source_dir() + "/tests/formats/";
+  fs::copy_file(formats + "scaled_sum.cu", dir / "scaled_sum.cu");
+  std::ifstream in(formats + "scaled_sum.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string out = text;
+    const size_t at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? out : out.replace(at, from.size(), to);
+  };
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"overflow.json", replaced("[65536]", "[1e999]")},
+      {"python_power.json", replaced("\"ProblemSize[0] / TILE\"", "\"10**400\"")},
+      {"digits.json",
+       replaced("\"ProblemSize[0] / TILE\"", "\"ProblemSize[" + std::string(30000, '9') + "]\"")},
+  };
+  for (const auto& [name, content] : files) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path) << content;
+    // A launch's size is worked out per variant: compile-only builds the first.
+    const CommandResult r = run_gputune("search " + path + " --compile-only --arch sm_90 -j 1");
+    EXPECT_EQ(r.exit_code, 65) << name << ": " << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find(path + ":"), std::string::npos) << name << ": " << r.err.substr(0, 300);
+  }
+  const std::string spaced = (dir / "spaced.json").string();
+  std::ofstream(spaced) << replaced("\"ProblemSize[0] / TILE\"",
+                                    "\"ProblemSize" + std::string(30000, ' ') + "[0] / TILE\"");
+  const CommandResult listed = run_gputune("plan " + spaced + " --json");
+  EXPECT_EQ(listed.exit_code, 0) << listed.err.substr(0, 300);
+
+  const std::string cache = (dir / "cache.json").string();
+  std::ofstream(cache)
+      << R"({"cache": {"64,2": {"block_size_x": 64, "TILE": 2, "time": 1, "times": "fast"}}})";
+  const CommandResult imported = run_gputune("import kt-cache " + cache + " --spec " + formats +
+                                             "scaled_sum.json --db " + (dir / "p.db").string());
+  EXPECT_EQ(imported.exit_code, 65) << imported.err;
+  EXPECT_NE(imported.err.find(cache), std::string::npos) << imported.err;
   fs::remove_all(dir);
 }
 

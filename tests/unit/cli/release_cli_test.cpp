@@ -10,6 +10,7 @@
 
 #include "compile/cubin_symbols.h"
 #include "release/release_db.h"
+#include "support/release_writer.h"
 #include "support/run_gputune.h"
 #include "test_paths.h"
 
@@ -46,6 +47,26 @@ class ReleaseCli : public ::testing::Test {
   fs::path dir_ = fs::temp_directory_path() / ("gputune_release_cli_" + std::to_string(getpid()));
   std::string db_ = path("results.db");
 };
+
+// A choice naming a row the file lacks is a damaged file (65, naming it), not an internal error
+// (it was vector::_M_range_check, exit 70).
+TEST(ReleaseDump, DanglingIdsAreAnErrorOfTheFile) {
+  const std::string file =
+      (fs::temp_directory_path() / ("gputune_dump_dangling_" + std::to_string(getpid()) + ".gtrel"))
+          .string();
+  {
+    testing::ReleaseWriter w(file);
+    const int64_t k = w.kernel(
+        "k",
+        R"({"problem": {}, "parameters": {"A": [1]}, "launch": [{"kernel": "k", "block": ["1"], "grid": ["1"]}], "baseline": {"A": 1}})");
+    const int64_t d = w.device("GPU", 9, 0, 132);
+    w.choice(k, d, "{}", 0, /*config_id=*/99, 1.0);
+  }
+  const CommandResult r = run_gputune("release --dump " + file);
+  fs::remove(file);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find(file + ": a choice names config 99"), std::string::npos) << r.err;
+}
 
 TEST_F(ReleaseCli, BuildsAReleaseWithCodeFromReplayedResults) {
   const std::string out = path("transpose.gtrel");

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "gputune/session.h"
@@ -73,6 +74,23 @@ TEST_F(SelectCommandTest, BadInputIsAWarningUnlessStrict) {
       run_gputune("select transpose --strict --db /nonexistent.gtrel" + std::string(kH100));
   EXPECT_NE(strict.exit_code, 0);
   EXPECT_NE(strict.err.find("not found"), std::string::npos) << strict.err;
+}
+
+// A spec that cannot be read is an error, not a kernel name that no file knows (exit 0 with
+// the default, before).
+TEST_F(SelectCommandTest, AMissingOrBrokenSpecIsAnError) {
+  const auto missing = run_gputune("select /nonexistent/mine.yaml --db " + file_ + kH100);
+  EXPECT_EQ(missing.exit_code, 74) << missing.out;
+  EXPECT_NE(missing.err.find("/nonexistent/mine.yaml"), std::string::npos) << missing.err;
+  const std::string broken = file_ + ".yaml";
+  std::ofstream(broken) << "kernel: [unclosed\n";
+  const auto bad = run_gputune("select " + broken + " --db " + file_ + kH100);
+  fs::remove(broken);
+  EXPECT_EQ(bad.exit_code, 65) << bad.out;
+  EXPECT_NE(bad.err.find(broken), std::string::npos) << bad.err;
+  const auto name = run_gputune("select my_kernel --db " + file_ + kH100);
+  EXPECT_EQ(name.exit_code, 0) << name.err;
+  EXPECT_NE(name.out.find("my_kernel: default"), std::string::npos) << name.out;
 }
 
 TEST_F(SelectCommandTest, APartialDeviceDescriptionNamesWhatIsMissing) {

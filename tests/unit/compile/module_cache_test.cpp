@@ -44,7 +44,7 @@ class TempDir {
 
 TEST(ModuleCache, MissThenHitWithTheSameModule) {
   TempDir dir;
-  ModuleCache cache(dir.str() + "/modules", "13.0");
+  ModuleCache cache(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
   EXPECT_FALSE(cache.load(request(1)));
   ScriptedCompiler compiler;
   CompiledKernel kernel = compiler.compile(request(1));
@@ -73,7 +73,7 @@ TEST(ModuleCache, MissThenHitWithTheSameModule) {
   CompileRequest other_headers = request(1);
   other_headers.headers_hash = "0123456789abcdef";
   EXPECT_FALSE(cache.load(other_headers));
-  EXPECT_FALSE(ModuleCache(dir.str() + "/modules", "13.1").load(request(1)));
+  EXPECT_FALSE(ModuleCache(dir.str() + "/modules", "13.1", dir.str() + "/k.key").load(request(1)));
   // No temporary files are left behind.
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(cache.directory())) {
@@ -85,7 +85,7 @@ TEST(ModuleCache, MissThenHitWithTheSameModule) {
 
 TEST(ModuleCache, CorruptOrTruncatedEntriesAreMisses) {
   TempDir dir;
-  ModuleCache cache(dir.str(), "13.0");
+  ModuleCache cache(dir.str(), "13.0", dir.str() + "/k.key");
   ScriptedCompiler compiler;
   cache.save(request(1), compiler.compile(request(1)));
   const std::string path = cache.path_for(request(1));
@@ -110,7 +110,7 @@ TEST(ModuleCache, CorruptOrTruncatedEntriesAreMisses) {
 
 TEST(ModuleCache, KernelNamesAndOptionsArePartOfTheKey) {
   TempDir dir;
-  ModuleCache cache(dir.str(), "13.0");
+  ModuleCache cache(dir.str(), "13.0", dir.str() + "/k.key");
   ScriptedCompiler compiler;
   cache.save(request(1), compiler.compile(request(1)));
   ASSERT_TRUE(cache.load(request(1)));
@@ -133,11 +133,110 @@ TEST(ModuleCache, UncreatableDirectoryIsAnIoError) {
   const std::string file = dir.str() + "/a_file";
   std::ofstream(file) << "x";
   try {
-    ModuleCache cache(file + "/modules", "13.0");
+    ModuleCache cache(file + "/modules", "13.0", dir.str() + "/k.key");
     FAIL() << "a directory under a file was created";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kIo) << e.what();
   }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// An entry written without the cache key (a tampered cubin whose old checksum, a hash of public
+// data, was recomputed; another user's entry in a shared folder) is a miss, never a module.
+TEST(ModuleCache, EntriesWithoutTheOwnersKeyAreMisses) {
+  TempDir dir;
+  ModuleCache cache(dir.str() + "/modules", "13.0", dir.str() + "/mine.key");
+  ScriptedCompiler compiler;
+  cache.save(request(1), compiler.compile(request(1)));
+  ASSERT_TRUE(cache.load(request(1)));
+  ModuleCache theirs(dir.str() + "/modules", "13.0", dir.str() + "/theirs.key");
+  EXPECT_FALSE(theirs.load(request(1)));
+  EXPECT_NE(read_file(dir.str() + "/mine.key"), read_file(dir.str() + "/theirs.key"));
+  EXPECT_EQ(fs::status(dir.str() + "/mine.key").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  // The same key file shares the cache.
+  EXPECT_TRUE(
+      ModuleCache(dir.str() + "/modules", "13.0", dir.str() + "/mine.key").load(request(1)));
+}
+
+TEST(ModuleCache, AKeyOthersMayWriteIsRefused) {
+  TempDir dir;
+  ModuleCache cache(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  // A key of the user's that others may read is made private again.
+  fs::permissions(dir.str() + "/k.key", fs::perms::group_read | fs::perms::others_read,
+                  fs::perm_options::add);
+  ModuleCache readable(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  EXPECT_EQ(fs::status(dir.str() + "/k.key").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(dir.str() + "/k.key", fs::perms::others_write, fs::perm_options::add);
+  try {
+    ModuleCache again(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+    FAIL() << "a world-writable key was used";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kIo);
+    EXPECT_NE(std::string(e.what()).find("k.key"), std::string::npos) << e.what();
+  }
+}
+
+// Headers found through --include-path (and beside the source, and nested) are part of the
+// key: after one changes, the old module is a miss (it was a hit, with the old code).
+TEST(ModuleCache, EveryIncludedFileIsPartOfTheKey) {
+  TempDir dir;
+  fs::create_directories(dir.str() + "/inc/sub");
+  std::ofstream(dir.str() + "/inc/outer.cuh") << "#include \"sub/inner.cuh\"\n";
+  std::ofstream(dir.str() + "/inc/sub/inner.cuh") << "#define V 1\n";
+  ModuleCache cache(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  CompileRequest r = request(1);
+  r.source = "#include <outer.cuh>\n  #  include \"cuda_fp16.h\"\n" + r.source;
+  r.options.push_back("--include-path=" + dir.str() + "/inc");
+  ScriptedCompiler compiler;
+  cache.save(r, compiler.compile(r));
+  EXPECT_TRUE(cache.load(r));
+  std::ofstream(dir.str() + "/inc/sub/inner.cuh") << "#define V 2\n";
+  // A new process (a new cache object) reads the files again.
+  ModuleCache later(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  EXPECT_FALSE(later.load(r));
+  CompileRequest short_option = r;
+  short_option.options.back() = "-I" + dir.str() + "/inc";
+  later.save(short_option, compiler.compile(short_option));
+  std::ofstream(dir.str() + "/inc/outer.cuh") << "#include \"sub/inner.cuh\"\n// changed\n";
+  EXPECT_FALSE(
+      ModuleCache(dir.str() + "/modules", "13.0", dir.str() + "/k.key").load(short_option));
+}
+
+TEST(ModuleCache, AComputedIncludeIsNeverCached) {
+  TempDir dir;
+  ModuleCache cache(dir.str() + "/modules", "13.0", dir.str() + "/k.key");
+  CompileRequest r = request(1);
+  r.source = "#define H \"x.cuh\"\n#include H\n" + r.source;
+  ScriptedCompiler compiler;
+  cache.save(r, compiler.compile(r));
+  EXPECT_FALSE(cache.load(r));
+  EXPECT_EQ(cache.path_for(r), "");
+  EXPECT_FALSE(fs::exists(dir.str() + "/modules") && !fs::is_empty(dir.str() + "/modules"));
+}
+
+// Without a home folder the cache falls back to a folder only its user can enter (it was the
+// world-writable /tmp/gputune-modules).
+TEST(ModuleCache, TheFallbackFolderIsPrivate) {
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_home = home ? home : "", saved_xdg = xdg ? xdg : "";
+  ::unsetenv("HOME");
+  ::unsetenv("XDG_CACHE_HOME");
+  const std::string folder = ModuleCache::default_directory();
+  if (!saved_home.empty()) ::setenv("HOME", saved_home.c_str(), 1);
+  if (!saved_xdg.empty()) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  EXPECT_EQ(
+      folder,
+      (fs::temp_directory_path() / ("gputune-modules-" + std::to_string(geteuid()))).string());
+  TempDir dir;
+  ModuleCache cache(folder, "13.0", dir.str() + "/k.key");
+  EXPECT_EQ(fs::status(folder).permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
 }  // namespace

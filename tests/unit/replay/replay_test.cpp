@@ -173,5 +173,104 @@ TEST_F(ReplayTest, MalformedRecordingsSayWhere) {
   }
 }
 
+// A recording is outside data: its numbers are checked before a replay stores them (negative
+// times became "the best"; a shared recording put {"evil":1} into a release as rank 0).
+TEST_F(ReplayTest, RecordedNumbersNoGpuMeasuredAreRefused) {
+  const std::string path = (dir_ / "bad.csv").string();
+  const std::string header =
+      "# gputune recording v1\n# spec_path: s.yaml\n"
+      "config_index,config,status,median_ms,samples,compile_ms,registers,shared_bytes,"
+      "spill_bytes,message\n";
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(path) << text;
+    try {
+      load_recording(path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of(header + "1,{},ok,1,0.5;-1,0,0,0,0,\n").find(path + ":4: a sample of -1"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "1,{},ok,1,0.5;1e400,0,0,0,0,\n").find(path + ":4:"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "1,{},ok,1,1,-5,0,0,0,\n").find("compile_ms"), std::string::npos);
+  EXPECT_NE(error_of(header + "1,{},ok,1,1,0,99999999999,0,0,\n").find("out of range"),
+            std::string::npos);
+  const std::string device = "# gputune recording v1\n# spec_path: s.yaml\n# sm_count: ";
+  EXPECT_NE(error_of(device + "99999999999\n" + header.substr(header.find("config_index")))
+                .find("sm_count"),
+            std::string::npos);
+  EXPECT_NE(error_of("# gputune recording v1\n# spec_path: s.yaml\n# compute_capability: 900.0\n" +
+                     header.substr(header.find("config_index")))
+                .find("compute_capability"),
+            std::string::npos);
+}
+
+// Its text becomes stored text and JSON: bytes that are not UTF-8 are the file's error, not an
+// internal one when a report or an export writes them later.
+TEST_F(ReplayTest, TextThatIsNotUtf8IsRefusedWithItsLine) {
+  const std::string path = (dir_ / "bad.csv").string();
+  const std::string columns =
+      "config_index,config,status,median_ms,samples,compile_ms,registers,shared_bytes,"
+      "spill_bytes,message\n";
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(path) << text;
+    try {
+      load_recording(path);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kIo);
+      return e.what();
+    }
+    return "";
+  };
+  const std::string head = "# gputune recording v1\n# spec_path: s.yaml\n";
+  EXPECT_NE(error_of(head + "# gpu: NV\xffIDIA\n" + columns).find(path + ":3: not UTF-8"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + columns + "1,{},ok,1,1,0,0,0,0,caf\xC3\n").find(path + ":4: not UTF-8"),
+            std::string::npos);
+  EXPECT_EQ(error_of(head + "# gpu: caf\xC3\xA9\n" + columns + "1,{},ok,1,1,0,0,0,0,\n"), "");
+}
+
+TEST_F(ReplayTest, ARecordingWithoutHashesNeedsTheFlagNamedForTheRisk) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  recording.info.spec_hash.clear();
+  recording.info.measurement_hash.clear();
+  try {
+    recording_problem(recording, test::source_dir());
+    FAIL() << "replayed a recording nothing ties to the spec";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--replay-unverified"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(recording_problem(recording, test::source_dir(), false, true));
+}
+
+TEST_F(ReplayTest, RowsThatAreNotConfigsOfTheSpaceAreRefused) {
+  auto store = open_sqlite_store(":memory:");
+  Recording recording = testing::record_synthetic(*store, spec_, 1024, 0);
+  const Problem problem = recording_problem(recording, test::source_dir());
+  EXPECT_NO_THROW(check_recording_configs(recording, problem, "r.csv"));
+  Recording evil = recording;
+  evil.measurements[0].config = R"({"evil":1})";
+  try {
+    check_recording_configs(evil, problem, "r.csv");
+    FAIL() << "a row's config that is no config of the space was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kSpec);
+    EXPECT_NE(std::string(e.what()).find("r.csv: row 1"), std::string::npos) << e.what();
+  }
+  Recording beyond = recording;
+  beyond.measurements[0].config_index = problem.space().size();
+  EXPECT_THROW(check_recording_configs(beyond, problem, "r.csv"), Error);
+
+  // The runner answers with the candidate's own config, never a row's text.
+  auto runner = make_replay_runner(evil);
+  Candidate c;
+  c.variant.index = evil.measurements[0].config_index;
+  c.variant.config = problem.space().json(c.variant.index);
+  EXPECT_EQ(runner->run({c})[0].config, c.variant.config);
+}
+
 }  // namespace
 }  // namespace gputune

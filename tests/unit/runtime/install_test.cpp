@@ -1,6 +1,7 @@
 // The installed package as an outside project sees it: `cmake --install` into a temporary
 // prefix, examples/runtime_select configured and built against it with find_package(gputune),
-// and run without a GPU, where it must say so with its own exit code.
+// and run without a GPU, where it must say so with its own exit code; and an application that
+// selects from every release file of the fuzz corpus, which no file may stop.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,6 +68,41 @@ TEST(InstallTest, AnOutsideProjectBuildsAgainstTheInstalledRuntime) {
     EXPECT_EQ(run.exit_code, 3) << run.output;
     EXPECT_NE(run.output.find("not found"), std::string::npos) << run.output;
   }
+
+  // An application selecting from each release file of the fuzz corpus, valid and broken (not
+  // SQLite, truncated, another application's, rows of other shapes): lenient selection never
+  // stops it (it aborted on one bad row), a broken file gives the default with a warning.
+  const fs::path app = root / "app";
+  ASSERT_EQ(
+      shell("cmake -S " +
+            quoted(fs::path(test::source_dir()) / "tests" / "fixtures" / "runtime_app") + " -B " +
+            quoted(app) + " -DCMAKE_PREFIX_PATH=" + quoted(prefix) + " -DCMAKE_BUILD_TYPE=Release")
+          .exit_code,
+      0);
+  const ShellRun app_build = shell("cmake --build " + quoted(app) + " -j 2");
+  ASSERT_EQ(app_build.exit_code, 0) << app_build.output;
+  const fs::path corpus = fs::path(test::source_dir()) / "tests" / "fuzz" / "corpus" / "release";
+  std::string all;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(corpus)) {
+    const std::string name = entry.path().filename().string();
+    all += " " + quoted(entry.path());
+    ++files;
+    const ShellRun run = shell(quoted(app / "runtime_app") + " " + quoted(entry.path()));
+    EXPECT_EQ(run.exit_code, 0) << name << ":\n" << run.output;
+    if (name == "valid.gtrel") {
+      EXPECT_NE(run.output.find("transpose n=4096: exact"), std::string::npos) << run.output;
+      EXPECT_NE(run.output.find("warnings: 0"), std::string::npos) << run.output;
+    } else if (name == "not_sqlite.gtrel" || name == "truncated.gtrel" || name == "foreign.gtrel" ||
+               name == "problem_not_an_object.gtrel") {
+      EXPECT_NE(run.output.find("transpose n=4096: default"), std::string::npos) << name << ":\n"
+                                                                                 << run.output;
+      EXPECT_EQ(run.output.find("warnings: 0"), std::string::npos) << name << ":\n" << run.output;
+    }
+  }
+  EXPECT_GE(files, 8);
+  const ShellRun every = shell(quoted(app / "runtime_app") + all);
+  EXPECT_EQ(every.exit_code, 0) << every.output;
   fs::remove_all(root);
 }
 

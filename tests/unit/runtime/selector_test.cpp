@@ -301,6 +301,49 @@ TEST_F(SelectorTest, BadFilesGiveTheDefaultTierAndOneWarningEach) {
   EXPECT_EQ(both.select("tile", {{"n", 1024}}, h100()).tier, Tier::kExact);
 }
 
+// One bad row must not stop an application (it aborted: a type_error escaped select): a lazily
+// read observation that is not an object, a launch whose kernel is not a string. Lenient
+// select answers from what it can read and warns once; strict throws RuntimeError naming the
+// file, and nothing else.
+TEST_F(SelectorTest, ABadRowIsAMissNeverAThrow) {
+  const std::string file = path("bad_rows.gtrel");
+  std::string spec = kSpec;
+  {
+    ReleaseWriter w(file);
+    const int64_t k = w.kernel("tile", spec);
+    std::string broken = spec;
+    broken.replace(broken.find("\"kernel\": \"tile<TILE>\""), 21, "\"kernel\": 7");
+    w.kernel("other", broken);
+    const int64_t d = w.device("NVIDIA A100", 8, 0, 108);
+    w.config(k, config(8, 1), true);
+    w.choice(k, d, problem(1024), 0, w.config(k, config(16, 2)), 1.0);
+    for (int i = 0; i < 12; ++i) w.observation(k, d, "[1024]", config(16, 2), 1.0 + i);
+  }
+  const DeviceDescription blackwell = DeviceDescription::described("NVIDIA B200", 10, 0, 148);
+  const Selector lenient = Selector::open({file});
+  Selection s;
+  ASSERT_NO_THROW(s = lenient.select("tile", {{"n", 2048}}, blackwell));
+  EXPECT_EQ(s.tier, Tier::kDefault) << s.explanation;
+  EXPECT_EQ(s.number("TILE"), 8);
+  ASSERT_NO_THROW(s = lenient.select("other", {{"n", 1024}}, h100()));
+  EXPECT_TRUE(s.config.empty());
+  const std::vector<std::string> warnings = lenient.warnings();
+  ASSERT_EQ(warnings.size(), 2u);
+  for (const std::string& w : warnings) EXPECT_NE(w.find(file), std::string::npos) << w;
+  const Selector strict = Selector::open({file}, Options{true});
+  EXPECT_THROW(strict.select("tile", {{"n", 2048}}, blackwell), RuntimeError);
+  EXPECT_THROW(strict.select("other", {{"n", 1024}}, h100()), RuntimeError);
+}
+
+// A path or a symbol need not be UTF-8; select --json threw (exit 70).
+TEST_F(SelectorTest, JsonOfTextThatIsNotUtf8) {
+  Selection s;
+  s.layer = "/data/\xff\xfe.gtrel";
+  s.explanation = "answered by default";
+  const std::string json = s.to_json();
+  EXPECT_NE(json.find("\"layer\""), std::string::npos);
+}
+
 TEST_F(SelectorTest, ASourceHashMismatchSkipsTheLayerWithAWarning) {
   const Selector selector = Selector::open({shipped()});
   const Selection s = selector.select("tile", {{"n", 1024}}, h100(), "other-hash");

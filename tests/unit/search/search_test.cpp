@@ -1,12 +1,15 @@
 #include "search/search.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "core/sqlite.h"
 #include "gputune/error.h"
 #include "search/evaluation_pipeline.h"
 #include "search/prior.h"
@@ -128,6 +131,50 @@ TEST_F(SearchTest, BudgetCountsEvaluationsIncludingReusedOnes) {
   EXPECT_GE(second.record.reused, 5);
   EXPECT_EQ(second.record.reused + second.record.evaluated, 8);
   for (auto index : runner2.ran) EXPECT_EQ(first_five.count(index), 0u);
+}
+
+// A search killed on the way left no searches row: it was written only at the end.
+TEST_F(SearchTest, AKilledSearchLeavesItsRowAsUnfinished) {
+  Problem p = problem();
+  const std::string db = (dir_ / "killed.db").string();
+  FakeCompiler compiler;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      auto store = open_sqlite_store(db);
+      FakeRunner runner;
+      // Dies mid-search as a kill -9 would: nothing after this line runs.
+      auto progress = [](const SearchProgress& s) {
+        if (s.done >= 6) _exit(9);
+      };
+      run_search(p, runner, compiler, *store, {}, progress);
+    } catch (...) {
+    }
+    _exit(1);  // the search ended without being killed
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 9);
+  const auto rows = [&] {
+    sqlite::Database raw(db, sqlite::Mode::kReadOnly);
+    sqlite::Statement s(raw,
+                        "SELECT strategy, interrupted, wall_s IS NULL FROM searches ORDER BY id");
+    std::vector<std::string> out;
+    while (s.step()) {
+      out.push_back(s.text(0) + "," + std::to_string(s.integer(1)) + "," +
+                    std::to_string(s.integer(2)));
+    }
+    return out;
+  };
+  EXPECT_EQ(rows(), (std::vector<std::string>{"brute_force,1,1"}));
+
+  auto store = open_sqlite_store(db);
+  FakeRunner runner;
+  const SearchResult done = run_search(p, runner, compiler, *store, {});
+  EXPECT_FALSE(done.record.interrupted);
+  EXPECT_EQ(rows(), (std::vector<std::string>{"brute_force,1,1", "brute_force,0,0"}));
 }
 
 TEST_F(SearchTest, InterruptedSearchResumesWithoutRepeatingWork) {

@@ -93,5 +93,60 @@ TEST_F(KernelTunerImport, ParametersTheSpecLacksAreRefused) {
   }
 }
 
+// What the import refuses, each an error of the data (exit 65) naming the file and the reason:
+// before, another kernel's or problem's results, negative times and fields of the wrong type
+// were stored (or ended in an internal error).
+TEST_F(KernelTunerImport, ResultsThatAreNotThisKernelsMeasurementsAreRefused) {
+  const Spec spec = open_spec(formats("scaled_sum.json"));
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(dir_ / "bad.json") << text;
+    try {
+      import_kernel_tuner((dir_ / "bad.json").string(), spec, db_);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kSpec) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+      return e.what();
+    }
+    ADD_FAILURE() << "imported: " << text;
+    return "";
+  };
+  const std::string result = R"("cache": {"64,2": {"block_size_x": 64, "TILE": 2, "time": 0.03}})";
+  EXPECT_NE(error_of(R"({"kernel_name": "other_kernel", )" + result + "}").find("'other_kernel'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"problem_size": [1024], )" + result + "}").find("problem size [1024]"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"cache": {"64,2": {"block_size_x": 64, "TILE": 2, "time": -1}}})")
+                .find("'time'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"cache": {"64,2": {"block_size_x": 64, "TILE": 2, "time": 1,
+                                             "times": [1, 0]}}})")
+                .find("'times'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"cache": {"64,2": {"block_size_x": 64, "TILE": 2, "time": 1e999}}})")
+                .find("invalid JSON"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"device_name": 7, )" + result + "}").find("'device_name'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"cache": {"64,2": {"block_size_x": 64, "TILE": 2, "time": 1,
+                                             "compile_time": "slow"}}})")
+                .find("'compile_time'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"cache": 3})").find("'cache'"), std::string::npos);
+  EXPECT_NE(error_of(R"([1, 2])").find("JSON object"), std::string::npos);
+  EXPECT_NE(error_of(R"({"GPU": {"1024": [{"block_size_x": 64, "TILE": 2, "time": 0.02}]}})")
+                .find("other problem sizes"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(db_));
+}
+
+TEST_F(KernelTunerImport, StoreResultsOfOtherProblemSizesAreLeftOut) {
+  std::ofstream(dir_ / "results.json")
+      << R"({"GPU": {"65536": [{"block_size_x": 64, "TILE": 2, "time": 0.02}],
+                     "1024": [{"block_size_x": 96, "TILE": 1, "time": 0.03}]}})";
+  const Spec spec = open_spec(formats("scaled_sum.json"));
+  const PriorImport imported = import_kernel_tuner((dir_ / "results.json").string(), spec, db_);
+  EXPECT_EQ(imported.ok, 1);
+}
+
 }  // namespace
 }  // namespace gputune

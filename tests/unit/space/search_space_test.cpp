@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "gputune/error.h"
 
@@ -201,6 +202,43 @@ TEST(SearchSpaceNearestValid, NoneWithinTheBudgetIsSize) {
   Scope problem;
   SearchSpace space({{"A", numbers({1, 2})}, {"B", numbers({1, 2})}}, {"A + B > 10"}, problem);
   EXPECT_EQ(space.nearest_valid(0), space.size());
+}
+
+// A product of 10^12 configs is never walked to show a count: the counts are estimated from a
+// sample, and say so (select, list and every search's report walked 7.4x10^8 configs for
+// minutes).
+TEST(SearchSpace, CountsOfAHugeProductAreEstimatedQuickly) {
+  std::vector<Dimension> huge;
+  for (const char* name : {"A", "B", "C", "D"}) {
+    Dimension d{name, {}, false};
+    for (int64_t v = 1; v <= 1000; ++v) d.values.push_back(v);
+    huge.push_back(std::move(d));
+  }
+  Scope problem;
+  SearchSpace space(std::move(huge), {"A % 2 == 0"}, problem);
+  space.add_limit(
+      {"break a limit", [](const std::vector<size_t>& digits) { return digits[1] >= 250; }});
+  const auto start = std::chrono::steady_clock::now();
+  const ConfigCount valid = space.count_valid_bounded();
+  const std::vector<ConfigCount> pruned = space.count_pruned_bounded();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(valid.estimated);
+  // Half the configs keep the constraint, three quarters of those the limit.
+  EXPECT_NEAR(static_cast<double>(valid.configs) / 1e12, 0.375, 0.02);
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_TRUE(pruned[0].estimated);
+  EXPECT_NEAR(static_cast<double>(pruned[0].configs) / 1e12, 0.125, 0.02);
+  // The same space gives the same estimate.
+  EXPECT_EQ(space.count_valid_bounded().configs, valid.configs);
+}
+
+TEST(SearchSpace, CountsOfASmallProductAreExact) {
+  Scope problem;
+  problem.set("n", 48);
+  SearchSpace space(dims(), {"n % TILE == 0"}, problem);
+  const ConfigCount valid = space.count_valid_bounded();
+  EXPECT_FALSE(valid.estimated);
+  EXPECT_EQ(valid.configs, space.count_valid());
 }
 
 }  // namespace

@@ -74,11 +74,13 @@ class OutputCheckSpecTest : public ::testing::Test {
     std::ofstream(dir_ / name, std::ios::binary) << bytes;
   }
   // A .npy file (format 1.0) of `values` with dtype `descr`.
+  // `gap` goes between the dictionary's entries (numpy writes one space; the format allows a
+  // header of 64 KiB).
   static std::string npy(const std::string& descr, const std::string& raw, size_t count,
-                         bool fortran = false) {
-    std::string header = "{'descr': '" + descr +
-                         "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': (" +
-                         std::to_string(count) + ",), }";
+                         bool fortran = false, const std::string& gap = " ") {
+    std::string header = "{'descr': '" + descr + "'," + gap +
+                         "'fortran_order': " + (fortran ? "True" : "False") + "," + gap +
+                         "'shape': (" + std::to_string(count) + ",), }";
     while ((10 + header.size() + 1) % 64 != 0) header += ' ';
     header += '\n';
     std::string out = "\x93NUMPY";
@@ -212,6 +214,18 @@ TEST_F(OutputCheckSpecTest, AReferenceFileIsRawDataOrNpy) {
     ASSERT_EQ(reference->size(), values.size() * sizeof(float)) << file;
     EXPECT_EQ(std::memcmp(reference->data(), values.data(), reference->size()), 0) << file;
   }
+}
+
+// std::regex recursed once per character of the header and overflowed the stack.
+TEST_F(OutputCheckSpecTest, ANpyHeaderOfSixtyKilobytesIsRead) {
+  const float value = 2.5f;
+  write("long.npy", npy("<f4", floats({value}), 1, false, std::string(30000, ' ')));
+  const SharedBytes bytes = read_reference_file((dir_ / "long.npy").string(), ScalarType::kFloat32);
+  ASSERT_EQ(bytes->size(), sizeof(float));
+  write("long_key.npy",
+        npy("<f4", floats({value}), 1, false, " '" + std::string(30000, 'x') + "': 1, "));
+  EXPECT_EQ(read_reference_file((dir_ / "long_key.npy").string(), ScalarType::kFloat32)->size(),
+            sizeof(float));
 }
 
 TEST_F(OutputCheckSpecTest, ABigEndianNpyIsSwapped) {

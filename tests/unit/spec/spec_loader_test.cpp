@@ -400,5 +400,13 @@ TEST_F(SpecLoaderTest, ARemedyMustNameAParameter) {
                "remedy 'padding' names 'PADD', which is not a parameter or transform");
 }
 
+// A byte that is not UTF-8 reached JSON (a stored config, the space's hash) and ended a command
+// as an internal error (nlohmann's type_error 316); found by the spec fuzz target.
+TEST_F(SpecLoaderTest, TextThatIsNotUtf8IsTheSpecsError) {
+  expect_error(base({{15, "  MERGE: [1\x97, 2, 4, 8]"}}), "15:12", "byte 0x97 is not UTF-8 text");
+  expect_error("\xC0\xAF: 1\n", "1:1", "byte 0xC0");  // an overlong '/'
+  EXPECT_NO_THROW(parse(base() + "description: \"caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x9A\x80\"\n"));
+}
+
 }  // namespace
 }  // namespace gputune

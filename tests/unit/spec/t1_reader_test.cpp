@@ -134,6 +134,19 @@ TEST(T1Reader, SetChangesTheProblemSize) {
   }
 }
 
+// std::regex recursed once per character of these and overflowed the stack.
+TEST(T1Reader, ProblemSizeIndexesOfAnyLength) {
+  const std::string spaced =
+      replaced(fixture_text(), "\"X\": \"ProblemSize[0] / TILE\"",
+               "\"X\": \"ProblemSize" + std::string(30000, ' ') + "[ 0 ] / TILE\"");
+  EXPECT_EQ(parse_t1_spec(spaced, fixture_path()).launches[0].grid[0].text,
+            "ceil((ProblemSize_0 / TILE) / (block_size_x))");
+  const std::string digits =
+      error_of(replaced(fixture_text(), "\"X\": \"ProblemSize[0] / TILE\"",
+                        "\"X\": \"ProblemSize[" + std::string(30000, '9') + "]\""));
+  EXPECT_NE(digits.find("scaled_sum.json:46:"), std::string::npos) << digits.substr(0, 200);
+}
+
 TEST(T1Reader, CudaGlobalSizeIsTheGrid) {
   const Spec spec = parse_t1_spec(
       replaced(fixture_text(), "\"GlobalSizeType\": \"OpenCL\"", "\"GlobalSizeType\": \"CUDA\""),

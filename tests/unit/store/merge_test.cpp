@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -263,6 +265,94 @@ TEST_F(MergeTest, RefusesANewerSchemaTheOutputItselfAndAMissingFile) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("missing.db"), std::string::npos) << e.what();
   }
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+int64_t number(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
+  const int64_t out = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+  sqlite3_finalize(s);
+  return out;
+}
+
+// An input is only read (merge's help says so), also one of an older schema: it was upgraded
+// in place. Schema 6 is schema 7 without what migration 7 added.
+TEST_F(MergeTest, AnInputOfAnOlderSchemaIsOnlyRead) {
+  {
+    auto a = open_sqlite_store(file("old.db"));
+    const int64_t w = a->workload(key(R"({"n":4096})"));
+    a->commit(w, {measured(1, 2.0), measured(2, 1.0)});
+    a->record_search(w, SearchRecord{"brute_force", 7, 2, 0});
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file("old.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "PRAGMA journal_mode = DELETE; DROP TABLE origins; DROP TABLE identity; "
+                         "ALTER TABLE measurements DROP COLUMN origin_id; "
+                         "ALTER TABLE measurements DROP COLUMN origin_row; "
+                         "ALTER TABLE searches DROP COLUMN origin_id; "
+                         "ALTER TABLE searches DROP COLUMN origin_row; PRAGMA user_version = 6",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  const std::string before = bytes_of(file("old.db"));
+
+  const MergeCounts counts = merge_database(file("out.db"), file("old.db"));
+  EXPECT_EQ(counts.workloads_added, 1);
+  EXPECT_EQ(counts.attempts_copied, 2);
+  EXPECT_EQ(counts.searches_copied, 1);
+  EXPECT_EQ(bytes_of(file("old.db")), before) << "the input was written";
+  EXPECT_FALSE(fs::exists(file("old.db-wal")));
+  ASSERT_EQ(sqlite3_open_v2(file("old.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  EXPECT_EQ(number(db, "PRAGMA user_version"), 6);
+  sqlite3_close(db);
+  // The provenance names the input, not the copy it was upgraded in.
+  EXPECT_NE(dump(file("out.db")).find(fs::absolute(file("old.db")).lexically_normal().string()),
+            std::string::npos);
+  EXPECT_EQ(counting(file("out.db"), key(R"({"n":4096})")).size(), 2u);
+}
+
+// A damaged input was merged as "success" with nothing copied: a table page whose cells SQLite
+// no longer sees reads as an empty table. Its damage is named and nothing is merged.
+TEST_F(MergeTest, ADamagedInputIsRefusedAndNothingIsMerged) {
+  {
+    auto a = open_sqlite_store(file("a.db"));
+    a->commit(a->workload(key(R"({"n":4096})")), {measured(1, 2.0)});
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file("a.db").c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
+  const int64_t page_size = number(db, "PRAGMA page_size");
+  const int64_t root = number(db, "SELECT rootpage FROM sqlite_master WHERE name = 'workloads'");
+  sqlite3_close(db);
+  ASSERT_GT(root, 1);
+  {
+    // The root page of workloads is a leaf (one row): its cell count (bytes 3-4) set to 0.
+    std::fstream f(file("a.db"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg((root - 1) * page_size);
+    char type = 0;
+    f.read(&type, 1);
+    ASSERT_EQ(type, 0x0D);
+    f.seekp((root - 1) * page_size + 3);
+    f.write("\0\0", 2);
+  }
+  open_sqlite_store(file("out.db"));
+  const std::string before = dump(file("out.db"));
+  try {
+    merge_database(file("out.db"), file("a.db"));
+    FAIL() << "merged a damaged database";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kDb);
+    EXPECT_NE(std::string(e.what()).find(file("a.db") + ": is damaged"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(dump(file("out.db")), before);
 }
 
 }  // namespace
