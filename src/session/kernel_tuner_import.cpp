@@ -3,6 +3,7 @@
 // kernel learn from (search/prior.h) like any other workload. The file is read and checked by
 // session/kernel_tuner_results.cpp.
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "gputune/error.h"
