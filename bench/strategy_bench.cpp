@@ -24,6 +24,7 @@
 #include "model/features.h"
 #include "profile/variant_profilers.h"
 #include "replay/replay.h"
+#include "replay_bench.h"
 #include "strategy/bottleneck_strategy.h"
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"
@@ -59,26 +60,6 @@ struct Run {
 };
 
 constexpr size_t kCheckpoints[3] = {25, 50, 100};
-
-std::string command_output(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[256];
-    while (fgets(buffer, sizeof buffer, pipe)) out += buffer;
-    pclose(pipe);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
-std::string today() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
-  return text;
-}
 
 std::vector<PriorData> priors_for(const std::vector<Recording>& all, size_t self) {
   std::vector<PriorData> out;
@@ -135,23 +116,6 @@ Run replay(Strategy& strategy, const StrategyContext& context, const Recording& 
   return run;
 }
 
-template <typename T>
-T median(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? T() : v[v.size() / 2];
-}
-
-std::string evaluations(size_t value, size_t cap) {
-  return value > cap ? ">" + std::to_string(cap) : std::to_string(value);
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream out;
-  out.precision(digits);
-  out << std::fixed << v;
-  return out.str();
-}
-
 std::string provenance(const Recording& r, const std::string& path) {
   const RecordingInfo& i = r.info;
   return "`" + path + "`: " + (i.origin == "synthetic" ? "**synthetic** " : "") + "spec " +
@@ -193,10 +157,9 @@ int run_bench(const Options& options) {
   std::vector<Recording> recordings;
   for (const auto& path : paths) recordings.push_back(load_recording(path));
 
-  const std::string commit = command_output(std::string("git -C '") + GPUTUNE_SOURCE_DIR +
-                                            "' rev-parse --short HEAD 2>/dev/null");
+  const std::string commit = source_commit(GPUTUNE_SOURCE_DIR);
   std::ostringstream report;
-  report << "\n## " << today() << ", commit " << (commit.empty() ? "unknown" : commit) << "\n\n";
+  report << "\n## " << today() << ", commit " << commit << "\n\n";
   report << options.seeds << " seeds per row, batch " << options.batch << ", at most "
          << options.cap << " evaluations per run (every run goes on to that many). Evaluations "
          << "to 95%/99% of the best known "

@@ -280,3 +280,63 @@ def test_kt_tune_runs_kernel_tuner_through_a_stand_in_cupy(path, tmp_path):
     assert summary["best"]["time_ms"] == 1.0 and summary["device_name"] == "Stand-in GPU"
     entries = run.read_kt_cache(cache, list(tr.kt["tune_params"]))
     assert len(entries) == size and all(t == 1.0 for _, t in entries)
+
+
+# An example script written the way Kernel Tuner's own examples are (kt_examples.py compares
+# those, which are not in this repository): a kernel file, NumPy arguments, tune_kernel.
+EXAMPLE_KERNEL = """
+__constant__ float weights[4];
+__global__ void scale(float *out, const float *in, int n) {
+  int i = blockIdx.x * block_size_x * tile + threadIdx.x;
+  for (int t = 0; t < tile; t++, i += block_size_x) {
+    if (i < n) out[i] = in[i] * weights[t % 4] + grid_size_x;
+  }
+}
+"""
+EXAMPLE_SCRIPT = """
+import numpy
+from collections import OrderedDict
+from kernel_tuner import tune_kernel
+from kernel_tuner.util import get_best_config
+
+def tune():
+    n = numpy.int32(100000)
+    out = numpy.zeros(n).astype(numpy.float32)
+    x = numpy.random.rand(n).astype(numpy.float32) + 1
+    tune_params = OrderedDict(block_size_x=[32, 64, 128, 2048], tile=[1, 2, 4])
+    results, env = tune_kernel("scale", "scale.cu", n, [out, x, n], tune_params,
+                               grid_div_x=["block_size_x", "tile"],
+                               restrictions=["block_size_x * tile >= 64"],
+                               cmem_args={"weights": numpy.ones(4).astype(numpy.float32)},
+                               answer=[x, None, None], atol=1e-3, iterations=9)
+    get_best_config(results, "time")  # after tuning: never reached by the capture
+
+if __name__ == "__main__":
+    tune()
+"""
+
+
+def test_an_example_script_becomes_a_gputune_spec(tmp_path):
+    import kt_examples
+
+    (tmp_path / "scale.cu").write_text(EXAMPLE_KERNEL)
+    (tmp_path / "scale.py").write_text(EXAMPLE_SCRIPT)
+    capture = kt_examples.capture(tmp_path / "scale.py", tmp_path)
+    assert capture["kernel_name"] == "scale"
+    assert capture["problem_size"] == [100000]
+    assert capture["answer"] == [True, False, False]
+    assert capture["iterations"] == 9
+    assert capture["arguments"][1]["min"] >= 1 and capture["arguments"][2]["value"] == 100000
+    text = kt_examples.spec_text(capture, tmp_path / "scale.cu")
+    assert "check: {rtol: 0, atol: 0.001}" in text
+    assert "output: true" in text and "constant: true" in text
+    assert 'baseline: {"block_size_x": 32, "tile": 2}' in text
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "scale.yaml").write_text(text)
+    counts = run.gputune_counts(gputune_binary(), tmp_path / "specs")
+    # 4 x 3 configs, 1 with fewer than 64 elements a block, 3 with blocks over 1024 threads.
+    assert counts[str((tmp_path / "specs" / "scale.yaml").resolve())] == 8
+    done = subprocess.run([gputune_binary(), "search", str(tmp_path / "specs" / "scale.yaml"),
+                           "--compile-only", "--arch", "sm_90", "-q", "-j", "1"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

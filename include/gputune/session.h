@@ -40,6 +40,10 @@ struct SearchRequest {
   std::optional<uint64_t> seed;  // unset: the spec's
   bool force = false;            // measure again what the database already has
   bool use_prior = true;         // learn from the kernel's other workloads in the database
+  // With that prior data, leave out the configs a cost model fit on it predicts, with
+  // confidence, to be more than `prune_above` times slower than the best (docs/pruning.md).
+  bool prune = true;
+  double prune_above = 1.5;
   int device = 0;
   std::string devices;    // "all" or "0,1": one worker process each; empty: `device`
   size_t jobs = 0;        // compiler processes; 0: one per hardware thread

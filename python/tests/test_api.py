@@ -149,7 +149,7 @@ def test_same_inputs_same_workload_other_data_another(tmp_path):
     assert with_reference.spec["source_hash"] == first.spec["source_hash"]
 
     # Replayed into a database: a rerun with the same inputs measures nothing again, other
-    # data is another workload.
+    # data is another workload, measured anew but for what the first one's results prune.
     recording = tmp_path / "scale.csv"
     write_synthetic_recording(first, recording)
     db = str(tmp_path / "reuse.db")
@@ -159,7 +159,8 @@ def test_same_inputs_same_workload_other_data_another(tmp_path):
     rerun = gputune.tune(**tune_kwargs(replay=str(recording), db=db)[1])
     assert rerun.record["evaluated"] == 0 and rerun.workload == r.workload
     moved = gputune.tune(**dict(kwargs, args=dict(kwargs["args"], x=x + 1)))
-    assert moved.workload != r.workload and moved.record["evaluated"] == 9
+    assert moved.workload != r.workload
+    assert moved.record["evaluated"] + moved.prior_pruning["pruned"] == 9
     assert len(gputune.workloads(db)) == 2
 
 
@@ -275,6 +276,27 @@ def replayed(tmp_path):
     return gputune.tune(**kwargs), db
 
 
+def test_a_recording_without_hash_lines_replays_only_when_asked(repo, tmp_path):
+    """Nothing ties such a recording to its spec: the front ends refuse it alike unless the
+    caller names the risk (--replay-unverified, replay_unverified=True)."""
+    shipped = os.path.join(repo, "db", "recordings", "transpose_n_4096_NVIDIA_H200.csv")
+    lines = []
+    with open(shipped) as f:
+        text = f.read()
+    for line in text.splitlines():
+        if line.startswith("# spec_path: "):
+            line = "# spec_path: " + os.path.join(repo, line[len("# spec_path: "):])
+        if not line.startswith(("# spec_hash:", "# measurement_hash:")):
+            lines.append(line)
+    recording = tmp_path / "unhashed.csv"
+    recording.write_text("\n".join(lines) + "\n")
+    with pytest.raises(gputune.UsageError, match="replay_unverified=True"):
+        gputune.search(replay=recording, strategy="random", budget=3, progress=False)
+    r = gputune.search(replay=recording, strategy="random", budget=3, progress=False,
+                       replay_unverified=True)
+    assert r.kind == "search" and len(r.df) >= 3
+
+
 def test_replayed_search_fills_a_database(replayed):
     r, db = replayed
     assert r.kind == "search" and not r.interrupted
@@ -293,6 +315,23 @@ def test_replayed_search_fills_a_database(replayed):
     assert list(h.evaluation) == list(range(1, len(h) + 1))
     assert h.best_so_far_ms.is_monotonic_decreasing
     assert h.elapsed_s.is_monotonic_increasing
+
+
+def test_stored_text_that_is_not_utf8_reads_replaced(replayed, tmp_path):
+    """A database from elsewhere may hold names that are not UTF-8: they read with U+FFFD,
+    as the command line's JSON writes them (a UnicodeDecodeError before)."""
+    import shutil
+    import sqlite3
+    _, db = replayed
+    copy = tmp_path / "foreign.db"
+    shutil.copy(db, copy)
+    with sqlite3.connect(copy) as connection:
+        connection.execute("UPDATE devices SET name = CAST(x'4e5649444941ff' AS TEXT)")
+        connection.execute("UPDATE specs SET path = CAST(x'2f746d702f6361e92e79616d6c' AS TEXT)")
+    listing = gputune.workloads(str(copy))
+    assert list(listing.device) == ["NVIDIA\ufffd"]
+    assert list(listing.spec) == ["/tmp/ca\ufffd.yaml"]
+    assert gputune.load(str(copy)).device["name"] == "NVIDIA\ufffd"
 
 
 def test_load_reads_what_the_store_wrote(replayed, tmp_path):

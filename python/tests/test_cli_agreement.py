@@ -62,12 +62,37 @@ def test_one_replay_rule(tmp_path):
     assert rc == 64 and str(caught.value) in err
 
 
+@needs_cli
+def test_a_second_size_is_pruned_by_the_first_in_both(tmp_path):
+    db = str(tmp_path / "prior.db")
+    other = RECORDING.replace("n_4096", "n_8192")
+    gputune.search(replay=other, db=db, progress=False)
+    r = gputune.search(replay=RECORDING, db=str(tmp_path / "python.db"), progress=False)
+    assert r.prior_pruning is None  # no prior data there: nothing changes
+    import shutil
+    shutil.copy(db, tmp_path / "cli.db")
+    pruned = gputune.search(replay=RECORDING, db=db, progress=False)
+    assert pruned.prior_pruning["prior_workloads"] == 1
+    assert 0 < pruned.prior_pruning["pruned"] < pruned.prior_pruning["considered"]
+    assert pruned.record["evaluated"] + pruned.prior_pruning["pruned"] <= \
+        pruned.prior_pruning["considered"] + 1
+    rc, out, err = cli("search", "--replay", RECORDING, "--db", str(tmp_path / "cli.db"),
+                       "--json", "-q")
+    assert rc == 0, err
+    assert json.loads(out)["prior_pruning"]["pruned"] == pruned.prior_pruning["pruned"]
+    whole = gputune.search(replay=RECORDING, db=str(tmp_path / "cli.db"), no_prune=True,
+                           force=True, progress=False)
+    assert whole.prior_pruning["pruned"] == 0
+    assert whole.prior_pruning["skipped"] == "--no-prune"
+    assert whole.record["evaluated"] > pruned.record["evaluated"]
+
+
 def test_every_search_option_is_reachable():
     import inspect
     python = set(inspect.signature(gputune.search).parameters)
     # gputune search's options, as Python spells them (top is the table's length only).
     for option in ("spec", "set", "db", "strategy", "budget", "seed", "force", "no_prior",
-                   "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
+                   "no_prune", "prune_above", "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
                    "timeout_factor", "warm_cache", "max_seconds", "fast", "sampling", "compile_only",
                    "arch", "profiler", "progress"):
         assert option in python, option

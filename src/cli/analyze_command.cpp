@@ -9,6 +9,7 @@
 #include "cli/interrupt.h"
 #include "cli/options.h"
 #include "gputune/analysis.h"
+#include "gputune/json_text.h"
 
 namespace gputune::cli {
 namespace {
@@ -141,7 +142,7 @@ int run(const std::vector<std::string>& args) {
   const AnalysisOutcome outcome = analyze(request);
   print_warnings(outcome.warnings);
   if (vm.count("json")) {
-    std::cout << analysis_json(outcome).dump(2) << "\n";
+    std::cout << json_text(analysis_json(outcome), 2) << "\n";
   } else if (outcome.profiled) {
     std::cout << outcome.report;
     if (!outcome.stored) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "gputune/json_text.h"
+
 namespace gputune::cli {
 namespace {
 
@@ -89,7 +91,7 @@ std::string analyze_many_json(const AnalyzeManyOutcome& outcome) {
                              {"profile_s", outcome.profile_s},
                              {"interrupted", outcome.interrupted},
                              {"unavailable", outcome.unavailable}};
-  return document.dump(2) + "\n";
+  return json_text(document, 2) + "\n";
 }
 
 std::string analyze_many_summary(const AnalyzeManyOutcome& outcome, const std::string& db) {

@@ -6,6 +6,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/results.h"
 #include "gputune/session.h"
 
@@ -41,7 +42,7 @@ int run(const std::vector<std::string>& args) {
       std::printf("  (%lld variants measured)\n", static_cast<long long>(w.ok));
     }
   }
-  if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  if (vm.count("json")) std::cout << json_text(out, 2) << "\n";
   if (!found) {
     std::cerr << "gputune best: nothing measured for " << workload_title(spec) << " in " << db
               << "\n";

@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 
 namespace gputune::cli {
@@ -32,7 +33,7 @@ int run(const std::vector<std::string>& args) {
     out.push_back(row);
   }
   if (parsed->count("json")) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     return 0;
   }
   for (const auto& row : out) {

@@ -3,6 +3,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 
 namespace gputune::cli {

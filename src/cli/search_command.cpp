@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/progress_printer.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/results.h"
 #include "gputune/search_options.h"
 #include "gputune/session.h"
@@ -94,7 +95,7 @@ int run(const std::vector<std::string>& args) {
                              {"seconds", outcome.profiling_s},
                              {"share_of_wall_time", outcome.profiling_share},
                              {"summary", outcome.profiling}};
-    std::cout << document.dump(2) << "\n";
+    std::cout << json_text(document, 2) << "\n";
   } else {
     std::cout << (json ? outcome.report.json(top) + "\n" : outcome.report.table(top));
   }

@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/results.h"
 #include "gputune/session.h"
 
@@ -46,7 +47,7 @@ int run(const std::vector<std::string>& args) {
     }
     if (vm.count("warnings")) std::cout << load_stored(db, w.id).report.compiler_warnings();
   }
-  if (vm.count("json")) std::cout << out.dump(2) << "\n";
+  if (vm.count("json")) std::cout << json_text(out, 2) << "\n";
   return 0;
 }
 

@@ -21,8 +21,8 @@ struct Directive {
   bool next = false;  // #include_next: any folder of the search may hold the file read
 };
 
-// Translation phase 2: a backslash at a line's end joins it to the next (a line "#\\" followed
-// by "include <x>" is a directive).
+// Translation phase 2: a backslash at a line's end joins it to the next (a '#' and a backslash,
+// then "include <x>" on the next line, is a directive).
 std::string spliced(const std::string& source) {
   std::string out;
   out.reserve(source.size());

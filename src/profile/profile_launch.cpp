@@ -10,6 +10,7 @@
 #include "compile/output_checker.h"
 #include "gputune/analysis.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "model/features.h"
 #include "run/cuda_driver.h"
 #include "run/runner.h"
@@ -51,7 +52,7 @@ class Manifest {
   void write(const std::string& config, bool launched, const std::string& message) {
     if (!out_.is_open()) return;
     nlohmann::json line = {{"config", config}, {"launched", launched}, {"message", message}};
-    out_ << line.dump() << std::endl;  // flushed: a crash after it keeps it
+    out_ << json_text(line) << std::endl;  // flushed: a crash after it keeps it
   }
 
  private:

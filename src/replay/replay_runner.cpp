@@ -126,7 +126,8 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
                 "the recording has no spec_hash or measurement_hash line, so nothing shows it "
                 "was measured with " +
                     spec_path.string() +
-                    "; pass --replay-unverified to replay it anyway (its configs are still "
+                    "; pass --replay-unverified (replay_unverified=True in Python) to replay it "
+                    "anyway (its configs are still "
                     "checked against the space)");
   }
   if (!allow_changed_spec && checkable &&

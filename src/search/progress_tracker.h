@@ -17,6 +17,7 @@ class ProgressTracker {
  public:
   ProgressTracker(uint64_t total, const ProgressCallback& callback);
   void add(const Measurement& m, bool measured);
+  void set_total(uint64_t total) { progress_.total = total; }  // once pruning has narrowed it
   void set_phase(SearchPhase phase);  // reports at once when the phase changes
   SearchPhase phase() const { return progress_.phase; }
   void report();

@@ -10,6 +10,8 @@
 
 #include "compile/compiler_log.h"
 #include "core/config_codec.h"
+#include "gputune/json_text.h"
+#include "search/search_bound.h"
 
 namespace gputune {
 
@@ -131,6 +133,51 @@ nlohmann::json pruned_json(const std::vector<PrunedConfigs>& pruned) {
   return out;
 }
 
+namespace {
+// Skipped for want of prior data: nothing to say, the search is as it always was.
+bool nothing_to_say(const PruneResult& pruning) {
+  return pruning.prior_workloads == 0 &&
+         (pruning.skipped == "no prior data" || pruning.skipped == "--no-prior" ||
+          pruning.skipped.empty());
+}
+}  // namespace
+
+std::string prior_pruning_text(const PruneResult& p) {
+  if (nothing_to_say(p)) return "";
+  if (p.prior_workloads == 0) return "prior: not used to prune (" + p.skipped + ")\n";
+  std::string labels;
+  for (const std::string& label : p.prior_labels) labels += (labels.empty() ? "" : "; ") + label;
+  std::string out = printf_string(
+      "prior: %zu %s of this kernel, %zu measurements (%s); the model, fit on %zu of them in "
+      "%.1f s, pruned %llu of %llu configs at %.3gx (",
+      p.prior_workloads, p.prior_workloads == 1 ? "workload" : "workloads", p.prior_measurements,
+      labels.c_str(), p.fit_points, p.seconds, static_cast<unsigned long long>(p.pruned.size()),
+      static_cast<unsigned long long>(p.considered), p.factor);
+  if (p.held_out > 0) {
+    out += printf_string("its held-out check over %zu workloads needed %.3gx)\n", p.held_out,
+                         p.held_out_factor);
+  } else {
+    out += "no held-out check: the prior's workloads share one place)\n";
+  }
+  return out;
+}
+
+nlohmann::json prior_pruning_json(const PruneResult& p) {
+  nlohmann::json j = {{"pruned", p.pruned.size()},
+                      {"considered", p.considered},
+                      {"factor", p.factor},
+                      {"reason", p.pruned.empty() ? "" : prune_reason(p)},
+                      {"held_out_factor", p.held_out_factor},
+                      {"held_out_workloads", p.held_out},
+                      {"prior_workloads", p.prior_workloads},
+                      {"prior_measurements", p.prior_measurements},
+                      {"fit_points", p.fit_points},
+                      {"prior", p.prior_labels},
+                      {"seconds", p.seconds}};
+  if (!p.skipped.empty()) j["skipped"] = p.skipped;
+  return j;
+}
+
 Report make_report(std::string title, const DeviceInfo& device, double copy_bandwidth_gbs,
                    const std::optional<Measurement>& baseline,
                    const std::vector<Measurement>& measurements, const Metrics& metrics) {
@@ -231,6 +278,7 @@ std::string format_table(const Report& report, size_t top) {
   out += "variants: " + (counts.empty() ? std::string("none") : counts) + "\n";
   out += racing_text(report);
   out += pruned_text(report.pruned);
+  out += prior_pruning_text(report.prior_pruning);
   size_t failures_shown = 0;
   for (const auto& m : report.failed) {
     if (failures_shown++ == 5) {
@@ -261,6 +309,8 @@ std::string format_table(const Report& report, size_t top) {
           printf_string("; %lld GPU workers replaced", static_cast<long long>(s.worker_restarts));
     }
     out += printf_string(")%s\n", s.interrupted ? ", interrupted: run again to resume" : "");
+    const SearchBound bound = search_bound(s);
+    if (!bound.kind.empty()) out += "bound: " + bound.text + "\n";
   }
   return out;
 }
@@ -332,6 +382,9 @@ std::string format_json(const Report& report, size_t top) {
   for (const auto& m : report.failed) j["failed"].push_back(measurement_json(m));
   j["status_counts"] = report.status_counts;
   if (!report.pruned.empty()) j["pruned"] = pruned_json(report.pruned);
+  if (!nothing_to_say(report.prior_pruning)) {
+    j["prior_pruning"] = prior_pruning_json(report.prior_pruning);
+  }
   if (report.search) {
     const SearchRecord& s = *report.search;
     j["search"] = {
@@ -356,8 +409,17 @@ std::string format_json(const Report& report, size_t top) {
       j["search"]["gpu_busy_s"] = s.gpu_busy_s;
       j["search"]["gpu_idle_share"] = idle;
     }
+    if (const SearchBound bound = search_bound(s); !bound.kind.empty()) {
+      j["bound"] = {{"kind", bound.kind},
+                    {"gpu_busy", bound.gpu_busy},
+                    {"workers_occupied", bound.workers_occupied},
+                    {"compile_busy", bound.compile_busy},
+                    {"twice_the_gpus", bound.twice_the_gpus},
+                    {"twice_the_cpus", bound.twice_the_cpus},
+                    {"text", bound.text}};
+    }
   }
-  return j.dump(2);
+  return json_text(j, 2);
 }
 
 }  // namespace gputune

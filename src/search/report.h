@@ -11,6 +11,7 @@
 #include "gputune/measurement.h"
 #include "space/problem.h"
 #include "store/store.h"
+#include "strategy/prior_pruning.h"
 
 namespace gputune {
 
@@ -30,7 +31,10 @@ struct Report {
   std::vector<ReportRow> ok;  // fastest first
   std::vector<Measurement> failed;
   std::map<std::string, int64_t> status_counts;
-  std::vector<PrunedConfigs> pruned;  // left out before compiling, by a device limit
+  // Left out before compiling: by a device limit, or by the prior data (prior_pruning).
+  std::vector<PrunedConfigs> pruned;
+  // How the prior data pruned the search (docs/pruning.md); without prior data, skipped.
+  PruneResult prior_pruning;
   std::optional<SearchRecord> search;
   bool outputs_checked = true;  // false under `check: none`: said loudly in table and JSON
 };
@@ -52,6 +56,10 @@ std::string config_text(const std::string& config_json);  // {"A":1,"B":"x"} -> 
 // "pruned: 12 configs exceed 1024 threads per block\n" per limit; "" when none pruned any.
 std::string pruned_text(const std::vector<PrunedConfigs>& pruned);
 nlohmann::json pruned_json(const std::vector<PrunedConfigs>& pruned);
+// "prior: 2 workloads ... held-out check ...\n": what pruning by the prior used and found;
+// "" where there was no prior data.
+std::string prior_pruning_text(const PruneResult& pruning);
+nlohmann::json prior_pruning_json(const PruneResult& pruning);
 // One measurement as the JSON report writes it (a row of "results" or "failed").
 nlohmann::json measurement_json(const Measurement& m);
 std::string format_table(const Report& report, size_t top);

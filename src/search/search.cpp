@@ -10,6 +10,7 @@
 #include "search/final_remeasure.h"
 #include "search/matching_workloads.h"
 #include "search/progress_tracker.h"
+#include "search/pruned_space.h"
 #include "search/search_accounting.h"
 #include "search/search_budget.h"
 #include "search/stored_results.h"
@@ -170,9 +171,15 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   result.baseline = run_baseline(problem, arch, compiles, runner, options, store, result.workload,
                                  stored, record);
 
-  StrategyContext context = strategy_context(problem, store, result.workload,
-                                             runner.device().sm_count, options.use_prior, budget);
-  context.profiler = options.profiler;
+  StrategyContext full = strategy_context(problem, store, result.workload, runner.device().sm_count,
+                                          options.use_prior, budget);
+  full.profiler = options.profiler;
+  PrunedSpace pruned = prune_space(problem, full, options, record.seed);
+  result.pruning = pruned.result;
+  const SearchSpace& space = pruned.space ? *pruned.space : problem.space();
+  StrategyContext context = with_space(std::move(full), space);
+  if (budget.limited()) context.planned_evaluations = budget.total(space);
+  tracker.set_total(budget.total(space));
   strategy->start(context);
   tracker.set_phase(SearchPhase::kCompiling);
 

@@ -13,6 +13,7 @@
 #include "run/runner.h"
 #include "space/problem.h"
 #include "store/store.h"
+#include "strategy/prior_pruning.h"
 #include "strategy/variant_profiler.h"
 
 namespace gputune {
@@ -37,7 +38,11 @@ struct SearchOptions {
   std::optional<uint64_t> seed;               // unset: the spec's
   bool force = false;                         // measure again what the database already has
   bool use_prior = true;  // strategies may learn from the kernel's other workloads
-  size_t batch = 4;       // variants the strategy is asked for at a time
+  // With prior data, leave out the configs the model predicts to be far from the best
+  // (docs/pruning.md); only where use_prior.
+  bool prune = true;
+  PruneOptions pruning;
+  size_t batch = 4;  // variants the strategy is asked for at a time
   // Evaluations proposed but not finished, at most: compilation runs this far ahead of the
   // GPU. 0: twice the compile workers plus four per GPU when the compiler or the runner works
   // asynchronously (CompilePool, ProcessRunner), else `batch` (compile a batch, then run it).
@@ -59,6 +64,8 @@ struct SearchResult {
   // Racing's final re-measurement of the top few (see remeasure_top), fastest first.
   std::vector<Measurement> final_measurements;
   SearchRecord record;
+  // What the prior data pruned (PruneResult::skipped says why nothing, where nothing).
+  PruneResult pruning;
 };
 
 // What identifies a workload in the store: the spec and its kernel, the problem values, the

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "search/search.h"
 #include "session/kernel_tuner_results.h"
@@ -45,12 +46,12 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
 }
 
 std::string PriorImport::json() const {
-  return nlohmann::json{{"workload", workload},
-                        {"ok", ok},
-                        {"failures", failures},
-                        {"outside", outside},
-                        {"defaulted", defaulted}}
-      .dump(2);
+  return json_text(nlohmann::json{{"workload", workload},
+                                  {"ok", ok},
+                                  {"failures", failures},
+                                  {"outside", outside},
+                                  {"defaulted", defaulted}},
+                   2);
 }
 
 }  // namespace gputune

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "session/writable_store.h"
 #include "store/merge.h"
@@ -45,7 +46,7 @@ std::string MergeOutcome::json() const {
                    {"kept", m.kept},
                    {"searches_copied", m.searches_copied}});
   }
-  return out.dump(2);
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

@@ -5,6 +5,7 @@
 
 #include "core/shard.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "search/report.h"
 #include "space/problem.h"
@@ -158,7 +159,7 @@ std::string plan_json(const std::vector<PlannedShard>& shards) {
                    {"workloads", workloads},
                    {"commands", shard.commands}});
   }
-  return out.dump(2);
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

@@ -6,6 +6,7 @@
 
 #include "compile/module_cache.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/release.h"
 #include "process/compile_pool.h"
 #include "release/embedded_code.h"
@@ -88,11 +89,16 @@ ReleaseSummary build_release(const ReleaseRequest& request,
 }
 
 std::string ReleaseSummary::json() const {
-  return nlohmann::json{
-      {"output", output},   {"dump", dump},         {"kernels", kernels},
-      {"devices", devices}, {"problems", problems}, {"choices", choices},
-      {"configs", configs}, {"code", code},         {"code_targets", code_targets}}
-      .dump(2);
+  return json_text(nlohmann::json{{"output", output},
+                                  {"dump", dump},
+                                  {"kernels", kernels},
+                                  {"devices", devices},
+                                  {"problems", problems},
+                                  {"choices", choices},
+                                  {"configs", configs},
+                                  {"code", code},
+                                  {"code_targets", code_targets}},
+                   2);
 }
 
 std::string release_dump_text(const std::string& path) {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gputune/json_text.h"
 #include "search/report.h"
 
 namespace gputune {
@@ -25,7 +26,7 @@ double WorkloadInfo::speedup() const {
   return baseline->median_ms() / best->median_ms();
 }
 
-std::string measurement_record(const Measurement& m) { return measurement_json(m).dump(); }
+std::string measurement_record(const Measurement& m) { return json_text(measurement_json(m)); }
 
 std::string workload_record(const WorkloadInfo& w) {
   nlohmann::json out = {{"workload", w.id},
@@ -47,7 +48,7 @@ std::string workload_record(const WorkloadInfo& w) {
   if (w.best) out["best"] = measurement_json(*w.best);
   if (w.baseline) out["baseline"] = measurement_json(*w.baseline);
   if (w.speedup() > 0) out["speedup"] = w.speedup();
-  return out.dump();
+  return json_text(out);
 }
 
 }  // namespace gputune

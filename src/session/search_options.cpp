@@ -77,6 +77,15 @@ const std::vector<Row>& rows() {
        flag(&SearchRequest::force)},
       {{"no-prior", "", "", "do not learn from the kernel's other workloads in the database"},
        flag(&SearchRequest::use_prior, false)},
+      {{"no-prune", "", "",
+        "learn from them, but measure every config: leave none out because the cost model fit "
+        "on them predicts it far from the best"},
+       flag(&SearchRequest::prune, false)},
+      {{"prune-above", "X", "1.5",
+        "with prior data, leave out configs the cost model predicts (2 standard deviations "
+        "optimistic) to be more than this many times slower than the best; its held-out check "
+        "may raise it (docs/pruning.md)"},
+       number_of(&SearchRequest::prune_above, "prune-above")},
       {{"replay", "FILE", "",
         "answer from a recording (gputune export; it names its spec) or from a database (give "
         "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "

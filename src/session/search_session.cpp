@@ -17,6 +17,7 @@
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "process/compile_pool.h"
 #include "process/gpu_list.h"
@@ -70,6 +71,13 @@ SearchOptions search_options(const SearchRequest& request) {
   search.seed = request.seed;
   search.force = request.force;
   search.use_prior = request.use_prior;
+  search.prune = request.prune;
+  if (!(request.prune_above > 1)) {
+    throw Error(ErrorCode::kUsage, "--prune-above " + Value(request.prune_above).text() +
+                                       ": expected a factor above 1 (1.5: prune configs "
+                                       "predicted more than 1.5 times slower than the best)");
+  }
+  search.pruning.above = request.prune_above;
   if (!request.shard.empty()) search.shard = parse_shard(request.shard, "--shard");
   return search;
 }
@@ -301,6 +309,10 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
                   store.measured(result.workload), metrics_of(problem)));
   report->search = result.record;
   report->pruned = problem.pruned();
+  if (!result.pruning.pruned.empty()) {
+    report->pruned.push_back({prune_reason(result.pruning), result.pruning.pruned.size()});
+  }
+  report->prior_pruning = result.pruning;
   report->outputs_checked = problem.spec().check_outputs;
   SearchOutcome outcome;
   outcome.interrupted = result.record.interrupted;
@@ -456,7 +468,7 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
     }
     if (!warnings.empty()) document["warnings"] = warnings;
     if (!outcome.problem.pruned.empty()) document["pruned"] = pruned_json(outcome.problem.pruned);
-    out << document.dump(2) << "\n";
+    out << json_text(document, 2) << "\n";
     return out.str();
   }
   // Variants that fail alike (a macro the spec does not define) get one line, not N: the error

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "replay/replay.h"
 #include "search/matching_workloads.h"
@@ -99,7 +100,7 @@ std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>
   for (const auto& [path, w] : written) {
     out.push_back({{"path", path}, {"workload", w.id}, {"attempts", w.attempts}, {"ok", w.ok}});
   }
-  return out.dump(2);
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

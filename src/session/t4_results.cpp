@@ -6,6 +6,7 @@
 
 #include "core/config_codec.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 
 namespace gputune {
@@ -66,7 +67,7 @@ std::string t4_results(const std::string& db, int64_t workload) {
   nlohmann::json results = nlohmann::json::array();
   for (const AttemptInfo& attempt : stored.history) results.push_back(t4_entry(attempt));
   nlohmann::json document = {{"schema_version", "1.0.0"}, {"results", results}};
-  return document.dump(2) + "\n";
+  return json_text(document, 2) + "\n";
 }
 
 std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,

@@ -6,6 +6,7 @@
 
 #include "core/text.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/transforms.h"
 #include "search/report.h"
 #include "space/engine_knobs.h"
@@ -190,7 +191,7 @@ std::string TransformsReport::json() const {
                     {"remedies", t.remedies}});
   }
   out["transforms"] = list;
-  return out.dump(2);
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

@@ -3,6 +3,7 @@
 
 #include "core/unified_diff.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "gputune/transforms.h"
 #include "profile/config_assignments.h"
@@ -78,7 +79,7 @@ std::string VariantSource::json() const {
                         {"launches", launches_json},
                         {"diff", diff()}};
   if (!device.empty()) out["device"] = device;
-  return out.dump(2);
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

@@ -49,7 +49,7 @@ struct SearchSpace::Impl {
 
 SearchSpace::SearchSpace(std::vector<Dimension> dimensions,
                          const std::vector<std::string>& constraints, const Scope& problem)
-    : dimensions_(std::move(dimensions)), impl_(std::make_unique<Impl>()) {
+    : dimensions_(std::move(dimensions)), impl_(std::make_shared<Impl>()) {
   for (const auto& name : problem.names()) impl_->scope.set(name, problem.get(name));
   strides_.assign(dimensions_.size(), 1);
   for (size_t d = dimensions_.size(); d-- > 0;) {
@@ -122,6 +122,12 @@ std::vector<Value> SearchSpace::values(uint64_t index) const {
 }
 
 void SearchSpace::add_limit(SpaceLimit limit) { limits_.push_back(std::move(limit)); }
+
+SearchSpace SearchSpace::with_limit(SpaceLimit limit) const {
+  SearchSpace narrowed(*this);
+  narrowed.add_limit(std::move(limit));
+  return narrowed;
+}
 
 size_t SearchSpace::constraint_count() const { return impl_->constraints.size(); }
 

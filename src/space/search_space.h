@@ -54,6 +54,9 @@ class SearchSpace {
   std::vector<Value> values(uint64_t index) const;
   // Checked after the constraints, in the order added. Add limits before the space is used.
   void add_limit(SpaceLimit limit);
+  // This space with one more limit (a search's own pruning), sharing its compiled constraints;
+  // this space is left as it is.
+  SearchSpace with_limit(SpaceLimit limit) const;
   const std::vector<SpaceLimit>& limits() const { return limits_; }
   size_t constraint_count() const;
 
@@ -87,7 +90,9 @@ class SearchSpace {
   std::vector<uint64_t> strides_;
   uint64_t size_ = 1;
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with the spaces with_limit() makes
+
+  SearchSpace(const SearchSpace&) = default;
 };
 
 }  // namespace gputune

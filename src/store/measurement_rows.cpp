@@ -3,6 +3,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/config_codec.h"
 #include "gputune/error.h"
 #include "gputune/status.h"
 
@@ -46,6 +47,16 @@ std::vector<std::string> measurement_insert_columns() {
 
 }  // namespace
 
+const std::string& stored_json_object(const std::string& text, const std::string& path,
+                                      const std::string& what) {
+  if (!config_from_json(text)) {
+    constexpr size_t kShown = 60;
+    throw Error(ErrorCode::kDb, path + ": " + what + " (not a JSON object): " +
+                                    (text.size() > kShown ? text.substr(0, kShown) + "..." : text));
+  }
+  return text;
+}
+
 std::string measurement_columns() {
   std::string out;
   for (const MeasurementField& field : measurement_fields()) {
@@ -87,6 +98,11 @@ Measurement read_measurement(const sqlite::Statement& s, int first, const std::s
         field.of<uint64_t>(m) = from_db(s.int64(c));
         break;
       case FieldKind::kConfig:
+        // Empty until a measurement fills it (store_counters of a config measured later).
+        field.of<std::string>(m) = s.text(c);
+        if (!m.config.empty())
+          stored_json_object(m.config, path, "config " + std::to_string(m.config_index));
+        break;
       case FieldKind::kText:
         field.of<std::string>(m) = s.text(c);
         break;

@@ -20,6 +20,12 @@ std::string measurement_columns();
 std::string measurement_insert_sql();
 // A row of measurement_columns(), from column `first` on; `path` names the file in errors.
 Measurement read_measurement(const sqlite::Statement& s, int first, const std::string& path);
+// `text` from a column that must hold a JSON object (a config, problem values), checked as it
+// is read: a database written elsewhere (a merge input, a damaged file) may hold anything
+// there, and what prints it would end as an internal error. Throws Error(kDb) naming `path`,
+// `what` and the text's start.
+const std::string& stored_json_object(const std::string& text, const std::string& path,
+                                      const std::string& what);
 // Binds a measurement's columns of measurement_insert_sql(), from parameter 2 on.
 void bind_measurement(sqlite::Statement& s, const Measurement& m);
 

@@ -318,6 +318,43 @@ void check_integrity(const std::string& input) {
   }
 }
 
+// Rows that gputune never writes, which another program or a hand edit can: the store refuses
+// them on each read of the merged file (a config that is not a JSON object), or they would rank
+// as measured (a time that is not a positive number became "the best"). Checked in `attached`
+// (the input, or its upgraded copy) before anything is merged; refused naming `input`.
+void check_rows(const std::string& attached, const std::string& input) {
+  const sqlite::Database db(attached, sqlite::Mode::kReadOnly);
+  struct Check {
+    const char* row;       // "workload", followed by the row's id
+    const char* expected;  // what its column must hold
+    const char* sql;       // the first offending row's id
+  };
+  // CASE, since json_type() fails on text that is not JSON.
+  static const Check kChecks[] = {
+      {"workload ", "problem values that are a JSON object",
+       "SELECT id FROM workloads WHERE CASE WHEN json_valid(problem_json) THEN "
+       "json_type(problem_json) END IS NOT 'object' LIMIT 1"},
+      {"variant ", "a config that is a JSON object",
+       "SELECT id FROM variants WHERE config_json != '' AND CASE WHEN json_valid(config_json) "
+       "THEN json_type(config_json) END IS NOT 'object' LIMIT 1"},
+      {"measurement ", "samples that are a JSON array of positive numbers",
+       "SELECT id FROM measurements WHERE CASE WHEN json_valid(samples_json) AND "
+       "json_type(samples_json) = 'array' THEN EXISTS (SELECT 1 FROM json_each(samples_json) "
+       "WHERE type NOT IN ('integer', 'real', 'null') OR NOT (value > 0 AND value < 1e308)) "
+       "ELSE 1 END LIMIT 1"},
+      {"measurement ", "a median time that is a positive number",
+       "SELECT id FROM measurements WHERE median_ms IS NOT NULL AND "
+       "NOT (median_ms > 0 AND median_ms < 1e308) LIMIT 1"},
+  };
+  for (const Check& check : kChecks) {
+    sqlite::Statement s(db, check.sql);
+    if (!s.step()) continue;
+    throw Error(ErrorCode::kDb, input + ": " + check.row + std::to_string(s.int64(0)) +
+                                    " does not hold " + check.expected +
+                                    ", which gputune always writes; nothing merged from it");
+  }
+}
+
 }  // namespace
 
 MergeCounts merge_database(const std::string& output, const std::string& input) {
@@ -359,6 +396,7 @@ MergeCounts merge_database(const std::string& output, const std::string& input) 
         throw Error(e.code(), input + what.substr(attached.size()));
       }
     }
+    check_rows(attached, input);
     const auto out = open_store_database(output, false);
     MergeCounts counts = DatabaseMerge(*out, attached, input).run();
     if (!folder.empty()) std::filesystem::remove_all(folder, error);

@@ -252,7 +252,8 @@ ORDER BY w.id
       w.key.spec_path = s.text(3);
       w.key.spec_text = s.text(4);
       w.key.kernel_name = s.text(5);
-      w.key.problem_json = s.text(6);
+      w.key.problem_json = stored_json_object(
+          s.text(6), path_, "the problem values of workload " + std::to_string(w.id));
       w.key.device.name = s.text(7);
       w.key.device.uuid = s.text(8);
       w.key.device.cc_major = s.integer(9);

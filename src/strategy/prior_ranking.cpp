@@ -140,7 +140,11 @@ bool PriorRanking::fit(const std::vector<PriorData>& sets, const WorkloadFeature
   std::vector<size_t> all(rows.size());
   std::iota(all.begin(), all.end(), 0);
   model_ = fit_rows(rows, targets, all, columns_, options_.points, &used_);
-  model_->predict(candidate_x.leftCols(columns_), &candidate_mean_, nullptr);
+  if (candidate_x.rows() > 0) {
+    model_->predict(candidate_x.leftCols(columns_), &candidate_mean_, nullptr);
+  } else {
+    candidate_mean_.resize(0);
+  }
   order_.resize(static_cast<size_t>(candidate_x.rows()));
   std::iota(order_.begin(), order_.end(), 0);
   std::stable_sort(order_.begin(), order_.end(), [&](Eigen::Index a, Eigen::Index b) {
@@ -149,6 +153,11 @@ bool PriorRanking::fit(const std::vector<PriorData>& sets, const WorkloadFeature
   kept_geometry_ = columns_ > static_cast<Eigen::Index>(features.base_width());
   fit_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return true;
+}
+
+void PriorRanking::predict(const Eigen::MatrixXd& x, Eigen::VectorXd* mean,
+                           Eigen::VectorXd* stddev) const {
+  model_->predict(x.leftCols(columns_), mean, stddev);
 }
 
 double PriorRanking::predict(const std::vector<double>& row) const {

@@ -21,8 +21,8 @@ class PriorRanking {
   };
   PriorRanking(Options options, CostModelFactory make_model, uint64_t seed);
 
-  // Fits on `sets` and ranks `candidates` (whose full-width rows are `candidate_x`); false,
-  // with no model, when the sets hold nothing this space can use.
+  // Fits on `sets` and ranks `candidates` (whose full-width rows are `candidate_x`, which may
+  // have none); false, with no model, when the sets hold nothing this space can use.
   bool fit(const std::vector<PriorData>& sets, const WorkloadFeatures& features,
            const Eigen::MatrixXd& candidate_x);
 
@@ -35,6 +35,9 @@ class PriorRanking {
   const std::vector<Eigen::Index>& order() const { return order_; }  // most promising first
   // The model's prediction for a full-width row.
   double predict(const std::vector<double>& row) const;
+  // Predicted log time (centred, as the targets) and its standard deviation, for full-width
+  // rows.
+  void predict(const Eigen::MatrixXd& x, Eigen::VectorXd* mean, Eigen::VectorXd* stddev) const;
 
  private:
   std::unique_ptr<CostModel> fit_rows(const std::vector<std::vector<double>>& rows,

@@ -57,6 +57,11 @@ std::vector<double> WorkloadFeatures::row(uint64_t index) const {
   return with_geometry(index, map_.row(index, problem_values_), problem_values_, sm_count_);
 }
 
+std::vector<double> WorkloadFeatures::row_at(uint64_t index, const std::vector<double>& values,
+                                             int sm_count) const {
+  return with_geometry(index, map_.row(index, values), values, sm_count);
+}
+
 std::optional<std::vector<double>> WorkloadFeatures::prior_row(const Measurement& m,
                                                                const std::vector<double>& values,
                                                                int sm_count) const {

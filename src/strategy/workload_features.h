@@ -21,12 +21,16 @@ class WorkloadFeatures {
   size_t base_width() const { return map_.size(); }  // without the geometry features
   size_t width() const;
   const std::vector<std::string>& problem_names() const { return problem_names_; }
+  const std::vector<double>& problem_values() const { return problem_values_; }  // this workload's
   // A prior workload's problem values in the order of problem_names(); this workload's where
   // it names none.
   std::vector<double> values_of(const PriorData& set) const;
 
   // A config of this workload.
   std::vector<double> row(uint64_t index) const;
+  // A config of this space at other problem values (in problem_names()' order) on a GPU of
+  // `sm_count` SMs (0: this workload's).
+  std::vector<double> row_at(uint64_t index, const std::vector<double>& values, int sm_count) const;
   // `m` of a prior workload at `values` on a GPU of `sm_count` SMs (0: this workload's);
   // nullopt where its config does not fit this space.
   std::optional<std::vector<double>> prior_row(const Measurement& m,

@@ -115,13 +115,15 @@ class SyntheticRunner : public Runner {
 };
 
 // Measures every valid variant of the synthetic spec at `n` on synthetic GPU `gpu` through the
-// search driver into `store`; returns the recording, marked synthetic.
+// search driver into `store` (the store's other workloads prune nothing: a recording is the
+// whole space); returns the recording, marked synthetic.
 inline Recording record_synthetic(Store& store, const std::string& spec_path, double n, int gpu) {
   Problem problem(load_spec(spec_path, {{"n", std::to_string(static_cast<int64_t>(n))}}));
   SyntheticRunner runner(problem.space(), n, gpu);
   auto compiler = make_replay_compiler();
   SearchOptions options;
   options.strategy = "brute_force";
+  options.prune = false;
   SearchResult result = run_search(problem, runner, *compiler, store, options);
   Recording recording = recording_from_store(store, result.workload, "");
   recording.info.origin = "synthetic";

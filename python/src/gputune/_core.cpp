@@ -38,11 +38,20 @@ py::object from_json(const std::string& text) {
 
 namespace {
 
+// Text read from a database, which another machine or program may have written: bytes that
+// are not UTF-8 become U+FFFD, as in the command line's JSON, instead of a UnicodeDecodeError.
+py::str stored_text(const std::string& text) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
 py::dict device_dict(const DeviceInfo& d) {
   py::dict out;
   out["ordinal"] = d.ordinal;
-  out["name"] = d.name;
-  out["uuid"] = d.uuid;
+  out["name"] = stored_text(d.name);
+  out["uuid"] = stored_text(d.uuid);
   out["arch"] = d.arch();
   out["cc"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
   out["sm_count"] = d.sm_count;
@@ -275,7 +284,7 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
   for (const AttemptInfo& a : stored.history) {
     py::object row = record(a.measurement);
     row["id"] = a.id;
-    row["created_at"] = a.created_at;
+    row["created_at"] = stored_text(a.created_at);
     history.append(row);
   }
   out["history"] = history;

@@ -57,6 +57,11 @@ class Results:
         self.copy_bandwidth_gbs = raw.get("copy_bandwidth_gbs", 0.0)
         self.interrupted = bool(raw.get("interrupted", False))
         self.record = report.get("search")    # the search's own figures, as the CLI's JSON
+        # Configs left out before compiling ({"reason", "configs"} each: a device limit, or the
+        # cost model fit on the kernel's other workloads), and how that prior data pruned
+        # (docs/pruning.md); None where the database held no prior data.
+        self.pruned = report.get("pruned", [])
+        self.prior_pruning = report.get("prior_pruning")
         self.problem = raw.get("problem")
         self.spec = raw.get("spec")
         self.arch = raw.get("arch")

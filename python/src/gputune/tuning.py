@@ -166,10 +166,11 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          outputs=None, reference=None, baseline=None, problem=None, shared_bytes=None,
          rtol=1e-5, atol=1e-6, check=None, bytes=None, flops=None, options=(), macros=True,
          defines=None, description=None, db=None, strategy=None, budget=None, seed=None, force=None,
-         no_prior=None, device=None, warm_cache=None, max_seconds=None, fast=None,
-         sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None, replay=None,
+         no_prior=None, no_prune=None, prune_above=None, device=None, warm_cache=None,
+         max_seconds=None, fast=None, sampling=None, timeout_floor=None, timeout_factor=None,
+         compile_only=None, arch=None, replay=None,
          jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True,
-         **search_options):
+         replay_unverified=None, **search_options):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
     source: the CUDA source (or the path of a .cu file); name: the __global__ function, or a
@@ -386,9 +387,11 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     for out, expected in references.items():
         spec_obj.set_reference(out, expected)
     return _run(spec_obj, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
-                no_prior=no_prior, device=device, jobs=jobs, cache=cache, cache_dir=cache_dir,
+                no_prior=no_prior, no_prune=no_prune, prune_above=prune_above, device=device,
+                jobs=jobs, cache=cache, cache_dir=cache_dir,
                 no_cache=no_cache, timeout_floor=timeout_floor, timeout_factor=timeout_factor,
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
-                compile_only=compile_only, arch=arch, replay=replay, progress=progress,
+                compile_only=compile_only, arch=arch, replay=replay,
+                replay_unverified=replay_unverified, progress=progress,
                 what=("compile " if compile_only else "tune ") + base, check=judge,
                 **search_options)

@@ -186,5 +186,50 @@ TEST(Cli, ExportedRecordingReplaysWithoutAGpu) {
   fs::remove_all(dir);
 }
 
+// A second search of a kernel, at another size, is shorter than the first: the database's
+// results of the first prune it, and the table and the JSON say so and from what.
+TEST(Cli, ASecondSearchIsPrunedByTheDatabase) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("gputune_cli_prune_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string recordings = gputune::test::source_dir() + "/db/recordings/";
+  const std::string db = (dir / "tune.db").string();
+  CommandResult first = run_gputune("search -q --json --replay " + recordings +
+                                    "transpose_n_8192_NVIDIA_H200.csv --db " + db);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto cold = nlohmann::json::parse(first.out);
+  EXPECT_FALSE(cold.contains("prior_pruning")) << "no prior data: the search is as it was";
+  fs::copy_file(db, dir / "copy.db");
+  CommandResult second = run_gputune("search -q --json --replay " + recordings +
+                                     "transpose_n_4096_NVIDIA_H200.csv --db " + db);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto warm = nlohmann::json::parse(second.out);
+  const int pruned = warm["prior_pruning"]["pruned"].get<int>();
+  EXPECT_GT(pruned, 0);
+  EXPECT_EQ(warm["prior_pruning"]["prior"][0], "NVIDIA H200 {\"n\":8192}");
+  CommandResult table = run_gputune("search -q --replay " + recordings +
+                                    "transpose_n_4096_NVIDIA_H200.csv --db " + db);
+  EXPECT_TRUE(contains(table.out, "configs predicted by the cost model to be more than"))
+      << table.out;
+  EXPECT_TRUE(contains(table.out, "prior: 1 workload of this kernel, 230 measurements"))
+      << table.out;
+  CommandResult whole =
+      run_gputune("search -q --json --no-prune --replay " + recordings +
+                  "transpose_n_4096_NVIDIA_H200.csv --db " + (dir / "copy.db").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const auto all = nlohmann::json::parse(whole.out);
+  const auto done = [](const nlohmann::json& report) {
+    return report["search"]["evaluated"].get<int>() + report["search"]["reused"].get<int>();
+  };
+  EXPECT_EQ(done(all), done(warm) + pruned);
+  EXPECT_EQ(all["prior_pruning"]["skipped"], "--no-prune");
+  CommandResult bad = run_gputune("search -q --prune-above 1 --replay " + recordings +
+                                  "transpose_n_4096_NVIDIA_H200.csv");
+  EXPECT_EQ(bad.exit_code, 64);
+  EXPECT_TRUE(contains(bad.err, "--prune-above 1: expected a factor above 1")) << bad.err;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gputune

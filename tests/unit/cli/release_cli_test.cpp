@@ -108,6 +108,36 @@ TEST_F(ReleaseCli, BuildsAReleaseWithCodeFromReplayedResults) {
   }
 }
 
+// A cached module someone changed (a shared cache folder, a tampered file) is never embedded:
+// its HMAC fails, so the release compiles the config again and embeds what NVRTC makes.
+TEST_F(ReleaseCli, ATamperedCacheEntryIsNeverEmbedded) {
+  const std::string first = path("first.gtrel"), second = path("second.gtrel");
+  const std::string options = " --kernel transpose --embed sm_90 -j 2 --cache-dir " + path("cache");
+  CommandResult r = run_gputune("release " + db_ + " -o " + first + options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t tampered = 0;
+  for (const auto& entry : fs::directory_iterator(path("cache"))) {
+    std::string bytes = read(entry.path());
+    const size_t elf = bytes.find(
+        "\x7f"
+        "ELF");
+    if (elf == std::string::npos || elf + 200 >= bytes.size()) continue;
+    bytes[elf + 200] = static_cast<char>(bytes[elf + 200] ^ 0x5A);  // inside the cubin
+    std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << bytes;
+    ++tampered;
+  }
+  ASSERT_GT(tampered, 0u) << "no cached cubin to tamper with";
+  r = run_gputune("release " + db_ + " -o " + second + options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Release a = read_release_db(first), b = read_release_db(second);
+  ASSERT_EQ(a.code.size(), b.code.size());
+  for (size_t i = 0; i < a.code.size(); ++i) {
+    EXPECT_TRUE(a.code[i].image == b.code[i].image)
+        << "config " << b.code[i].config_id << " " << b.code[i].target
+        << ": the release embedded other code than NVRTC made";
+  }
+}
+
 TEST_F(ReleaseCli, SameInputsSameDumpAndAnExistingOutputIsRefused) {
   const std::string a = path("a.gtrel"), b = path("b.gtrel");
   ASSERT_EQ(run_gputune("release " + db_ + " -o " + a + " --no-code").exit_code, 0);

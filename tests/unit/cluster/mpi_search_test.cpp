@@ -1,6 +1,7 @@
 // gputune search --mpi under a real mpirun, with the replay standing in for GPUs. Skipped
 // visibly where Open MPI's mpirun is missing (tools/install-deps.sh installs it).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "search/evaluation_pipeline.h"
 #include "store/store.h"
@@ -97,6 +99,33 @@ TEST_F(MpiSearch, RanksRaceAgainstTheWholeSearchsBest) {
   // Batches reach the ranks in another order than one process's, so the counts may differ a
   // little; without the race limit no rank would cut any.
   EXPECT_GE(cut_short(stored(file("mpi.db"))), expected / 2);
+}
+
+// Ranks that each compile on a CPU set of their own, as ranks on separate hosts would (what
+// bench/multi_gpu_bench.py's split mode launches: taskset per local rank under one mpirun),
+// measure what one process measures.
+TEST_F(MpiSearch, RanksOnSplitCpuSetsMeasureWhatOneProcessMeasures) {
+  if (std::system("command -v taskset >/dev/null 2>&1") != 0) GTEST_SKIP() << "no taskset";
+  cpu_set_t affinity;
+  ASSERT_EQ(sched_getaffinity(0, sizeof affinity, &affinity), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &affinity)) cpus.push_back(c);
+  }
+  ASSERT_FALSE(cpus.empty());
+  const std::string sets = std::to_string(cpus.front()) + " " + std::to_string(cpus.back());
+  const std::string search = "search --replay " + test::source_dir() + kRecording +
+                             " --strategy random --budget 30 --seed 5 -q --db ";
+  auto single = testing::run_gputune(search + file("single.db"));
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  const std::string pin = "bash -c 'sets=(" + sets +
+                          "); exec taskset -c \"${sets[${OMPI_COMM_WORLD_LOCAL_RANK:-0}]}\" "
+                          "\"$@\"' rank ";
+  std::string command = mpirun(2);
+  command.insert(command.find(test::gputune_binary()), pin);
+  command += search + file("mpi.db") + " --mpi > " + file("out.txt") + " 2> " + file("err.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0) << std::ifstream(file("err.txt")).rdbuf();
+  EXPECT_EQ(configs(stored(file("mpi.db"))), configs(stored(file("single.db"))));
 }
 
 // The pid of the MPI rank `rank` whose command line names `marker`, or 0.

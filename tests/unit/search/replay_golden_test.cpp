@@ -69,12 +69,17 @@ std::string dump_database(const std::string& path) {
   return out.str();
 }
 
-// The report's rates and durations are wall-clock figures.
+// The report's rates and durations are wall-clock figures, and so is the time pruning by the
+// prior took to decide.
 std::string mask_timing(const std::string& text) {
   static const std::regex kSearchLine(R"((search: [a-z_]+, \d+ measured, \d+ reused)[^\n]*)");
-  static const std::regex kJsonTiming(R"re(("(wall_s|compile_s|check_s|time_s|run_s|)re"
-                                      R"re(overhead_s|measured_per_s|jobs)": )[-0-9.e+]+)re");
-  return std::regex_replace(std::regex_replace(text, kSearchLine, "$1 *"), kJsonTiming, "$1*");
+  static const std::regex kJsonTiming(
+      R"re(("(wall_s|compile_s|check_s|time_s|run_s|)re"
+      R"re(overhead_s|measured_per_s|jobs|seconds)": )[-0-9.e+]+)re");
+  static const std::regex kPriorLine(R"((prior: [^\n]* of them in )[0-9.]+ s)");
+  std::string out = std::regex_replace(text, kSearchLine, "$1 *");
+  out = std::regex_replace(out, kJsonTiming, "$1*");
+  return std::regex_replace(out, kPriorLine, "$1* s");
 }
 
 // The checkout's path differs between machines.

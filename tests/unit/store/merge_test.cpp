@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -353,6 +354,59 @@ TEST_F(MergeTest, ADamagedInputIsRefusedAndNothingIsMerged) {
         << e.what();
   }
   EXPECT_EQ(dump(file("out.db")), before);
+}
+
+// Rows gputune never writes (another program's, a hand edit's) are refused by name before
+// anything is merged: a negative time ranked as the best, a config of another type stopped
+// every later read of the merged file.
+TEST_F(MergeTest, RowsGputuneNeverWritesAreRefusedAndNothingIsMerged) {
+  const struct {
+    const char* sql;
+    const char* said;
+  } kCases[] = {
+      {"UPDATE measurements SET median_ms = -1 WHERE id = 1",
+       ": measurement 1 does not hold a median time that is a positive number"},
+      {"UPDATE measurements SET samples_json = '[0.5, -2]' WHERE id = 2",
+       ": measurement 2 does not hold samples that are a JSON array of positive numbers"},
+      {"UPDATE measurements SET samples_json = 'x' WHERE id = 1",
+       ": measurement 1 does not hold samples"},
+      {"UPDATE variants SET config_json = '[1]' WHERE id = 2",
+       ": variant 2 does not hold a config that is a JSON object"},
+      {"UPDATE workloads SET problem_json = '{' WHERE id = 1",
+       ": workload 1 does not hold problem values that are a JSON object"},
+  };
+  for (const auto& c : kCases) {
+    fs::remove(file("a.db"));
+    fs::remove(file("out.db"));
+    {
+      auto a = open_sqlite_store(file("a.db"));
+      a->commit(a->workload(key(R"({"n":4096})")), {measured(1, 2.0), measured(2, 3.0)});
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(file("a.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, c.sql, nullptr, nullptr, nullptr), SQLITE_OK) << c.sql;
+    sqlite3_close(db);
+    open_sqlite_store(file("out.db"));
+    const std::string before = dump(file("out.db"));
+    try {
+      merge_database(file("out.db"), file("a.db"));
+      ADD_FAILURE() << "merged: " << c.sql;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kDb);
+      EXPECT_NE(std::string(e.what()).find(file("a.db") + c.said), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(dump(file("out.db")), before) << c.sql;
+  }
+  // Samples of NaN (stored as null) are what gputune writes for a time it could not take.
+  fs::remove(file("a.db"));
+  fs::remove(file("out.db"));
+  {
+    auto a = open_sqlite_store(file("a.db"));
+    Measurement m = measured(1, 2.0);
+    m.samples_ms.push_back(std::nan(""));
+    a->commit(a->workload(key(R"({"n":4096})")), {m});
+  }
+  EXPECT_NO_THROW(merge_database(file("out.db"), file("a.db")));
 }
 
 }  // namespace
