@@ -31,6 +31,8 @@ struct SearchRequest {
   // A recording (gputune export) or a database to answer from instead of the GPU; see
   // replay_rule() below.
   std::string replay;
+  // --check, --atol, --rtol: the spec's check changed for this search (override_check).
+  CheckOverride check;
   std::optional<std::string> db;  // unset: gputune.db, or an in-memory database with replay
   std::string strategy;           // empty: the spec's, else brute_force
   // Where --strategy bottleneck's counters come from: "cupti" (CUPTI's range profiler in the

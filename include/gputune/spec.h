@@ -44,9 +44,10 @@ const char* type_name(ScalarType type);  // "float32", ...
 bool parse_type(const std::string& name, ScalarType* type);
 bool is_floating(ScalarType type);
 
-// kData: the bytes in ArgumentSpec::data (given through the API, e.g. a numpy array; a YAML
-// spec cannot say it).
-enum class Fill { kRandom, kConstant, kIota, kZeros, kData };
+// kData: the bytes in ArgumentSpec::data (given through the API, e.g. a numpy array, or a T1
+// file's BinaryRaw file; a YAML spec cannot say it). kGenerator: each element is
+// ArgumentSpec::generator, an expression of `i`, the element's index (a T1 Generator).
+enum class Fill { kRandom, kConstant, kIota, kZeros, kData, kGenerator };
 
 // Bytes shared between copies of a Spec (and with a forked worker process) without copying.
 using SharedBytes = std::shared_ptr<const std::vector<unsigned char>>;
@@ -79,6 +80,7 @@ struct ArgumentSpec {
   double fill_low = 0, fill_high = 1;  // kRandom: uniform in [low, high)
   uint64_t seed = 0;                   // kRandom
   SharedBytes data;                    // kData: count * size_of(type) bytes, native byte order
+  ExprText generator;                  // kGenerator: of `i` only, evaluated per element
 
   // How an output is checked (outputs only).
   // Filled as `fill` says before the checked run and again before timing, instead of being
@@ -89,6 +91,9 @@ struct ArgumentSpec {
   // The expected contents (count * size_of(type) bytes). When set, variants (the baseline
   // included) are checked against it instead of against the baseline's output.
   SharedBytes reference;
+  // The expected contents as a fill (a T1 file's ReferenceArguments: a file, a generator, a
+  // constant), made at the buffer's size like an input; checked like `reference`.
+  std::shared_ptr<const ArgumentSpec> reference_fill;
 
   const std::string& constant_symbol() const { return symbol.empty() ? name : symbol; }
 };
@@ -178,6 +183,9 @@ struct Spec {
   // reports say so.
   bool check_outputs = true;
   double rtol = 1e-5, atol = 1e-6;
+  // How the command line (or Python's search()) changed the check: "--check none", "--atol
+  // 0.01", ...; empty when the spec's own check holds. Reports show it.
+  std::string check_override;
   // Computes the outputs that have no `reference` of their own; absent: the baseline does.
   std::optional<ReferenceKernelSpec> reference_kernel;
   // The baseline is a preference (a T1 file's Defaults): where it fails a constraint, the
@@ -199,6 +207,24 @@ struct Spec {
   // description:, search:): what a recording must match to replay (spec/measurement_hash.h).
   std::string measurement_hash() const;
 };
+
+// A change of a spec's check from outside it: `gputune search --check none|baseline --atol X
+// --rtol Y`, Python's search(check=, atol=, rtol=).
+struct CheckOverride {
+  std::string check;  // "", "none" (time unchecked) or "baseline" (against its outputs)
+  std::optional<double> atol, rtol;
+  bool empty() const { return check.empty() && !atol && !rtol; }
+  std::string text() const;  // "--check baseline --atol 0.01": as the command line says it
+};
+
+// Applies `change` to a spec: --check none drops every check (references, reference kernel,
+// check regions); --check baseline compares every output with the baseline's (references and
+// the reference kernel dropped); --atol/--rtol replace the tolerances. Results measured under a
+// changed check are not the spec's own: the change is appended to the spec's text as a comment,
+// so its hashes (and so its workload) differ from the unchanged spec's. Throws Error(kUsage)
+// for a value that is not a check or tolerance, tolerances with --check none, and --check
+// baseline on a spec without an output.
+void override_check(Spec& spec, const CheckOverride& change);
 
 // Validates and completes a Spec however it was built (the YAML loader, Python, a test): names,
 // expressions, kernel names against the kernel source, transform values, launches' arguments,

@@ -45,12 +45,26 @@ struct TransformInfo {
   std::vector<std::string> remedies;  // "instruction_parallelism (raise)"
 };
 
+// A global-memory access of the kernel, as the engine's access analysis sees it
+// (docs/engine.md, "The access analysis").
+struct AccessInfo {
+  TransformPlace place;
+  std::string kernel, array;
+  std::string access;       // "read", "write" or "read+write"
+  std::string index;        // an affine form over threadIdx, blockIdx and loop counts, or "?"
+  std::string index_class;  // "constant", "thread/block ids", "loop iterator", "unknown"
+  std::string coalescing;   // "coalesced", "uniform", "uncoalesced", "unknown"
+  std::vector<std::string> shared;     // "threads along y", "blocks along x"
+  std::vector<std::string> decisions;  // what each of the method's rules decided
+};
+
 struct TransformsReport {
   std::string title;  // "tests/fixtures/engine/matmul_int.yaml m=1000 ..."
   // Where the engine cannot parse the kernel: Clang's first error, and that its knobs keep
   // their neutral values. "" otherwise.
   std::string note;
   std::vector<TransformInfo> transforms;  // the spec's, in its order, then the engine's others
+  std::vector<AccessInfo> accesses;       // empty where the engine cannot parse the kernel
   std::string text() const;
   std::string json() const;
 };

@@ -378,6 +378,11 @@ def test_tune_check_none_and_what_check_takes():
     _, kwargs = tune_kwargs(compile_only=True, check="off")
     with pytest.raises(gputune.UsageError, match="expected 'none'"):
         gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True, check="baseline")
+    gputune.tune(**kwargs)  # the default, said as search() and --check say it
+    _, kwargs = tune_kwargs(compile_only=True, check="baseline", reference=[np.zeros(3)])
+    with pytest.raises(gputune.UsageError, match="check='baseline' compares with the baseline"):
+        gputune.tune(**kwargs)
 
 
 def test_tune_check_function_misuse_is_refused_before_anything_runs():

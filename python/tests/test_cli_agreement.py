@@ -94,8 +94,28 @@ def test_every_search_option_is_reachable():
     for option in ("spec", "set", "db", "strategy", "budget", "seed", "force", "no_prior",
                    "no_prune", "prune_above", "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
                    "timeout_factor", "warm_cache", "max_seconds", "fast", "sampling", "compile_only",
-                   "arch", "profiler", "progress"):
+                   "arch", "profiler", "check", "atol", "rtol", "progress"):
         assert option in python, option
+
+
+@needs_cli
+def test_a_changed_check_is_the_clis(tmp_path):
+    options = ["--set", "n=4096", "--budget", "5"]
+    rc, out, err = cli("search", RECORDED_SPEC, "--replay", RECORDING, "--json", "-q",
+                       "--check", "baseline", "--atol", "0.5", *options)
+    assert rc == 0, err
+    assert json.loads(out)["check_override"]["given"] == "--check baseline --atol 0.5"
+    r = gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=RECORDING, budget=5,
+                       check="baseline", atol=0.5, progress=False)
+    assert r.check_override == "--check baseline --atol 0.5"
+    assert r.outputs_checked
+    with pytest.warns(UserWarning, match="NOT checked"):
+        r = gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=RECORDING, budget=5,
+                           check="none", progress=False)
+    assert not r.outputs_checked and r.check_override == "--check none"
+    with pytest.raises(gputune.UsageError, match="--check maybe: expected none"):
+        gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=RECORDING, check="maybe",
+                       progress=False)
 
 
 def test_watchdog_and_timing_options_are_checked_by_the_core(repo):

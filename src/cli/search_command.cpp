@@ -51,6 +51,8 @@ int run(const std::vector<std::string>& args) {
       "  gputune search spaces/transpose.yaml\n"
       "  gputune search transpose --set n=4096 --strategy random --budget 50\n"
       "  gputune search transpose --compile-only --arch sm_90\n"
+      "  gputune search problem.json --check baseline --rtol 1e-3\n"
+      "    (a T1 file, its outputs compared with its baseline's within 0.1%)\n"
       "  gputune search transpose --strategy brute_force --shard 3/8 --db shard-3.db\n"
       "  mpirun --enable-recovery --bind-to none -n 4 gputune search transpose --mpi --devices "
       "all\n"

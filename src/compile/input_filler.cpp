@@ -56,7 +56,7 @@ CompileRequest input_filler_request(ScalarType type, const std::string& arch) {
 bool filled_on_device(const ArgumentSpec& argument) {
   if (!argument.is_buffer || argument.constant || argument.scratch) return false;
   if (argument.output && !argument.initialised) return false;
-  return argument.fill != Fill::kData;
+  return argument.fill != Fill::kData && argument.fill != Fill::kGenerator;
 }
 
 InputFillers compile_input_fillers(const Spec& spec, Compiler& compiler, const std::string& arch) {

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "engine/access_analysis.h"
 #include "engine/parsed_kernel.h"
 #include "engine/transformation.h"
 
@@ -104,6 +105,7 @@ Analysis SourceEngine::analyse(const KernelUnit& unit, const std::vector<std::st
   std::shared_ptr<ParsedKernel> kernel = state_->parse(unit);
   analysis.parsed = kernel->ok();
   analysis.diagnostics = kernel->diagnostics();
+  if (kernel->ok()) analysis.accesses = access_facts(*kernel);
   std::vector<std::string> asked = knobs;
   if (asked.empty()) {
     for (const Transformation* transformation : transformations()) {
@@ -131,14 +133,34 @@ Analysis SourceEngine::analyse(const KernelUnit& unit, const std::vector<std::st
     }
     analysis.knobs.push_back(std::move(verdict));
   }
+  // pad_shared pads the tiles stage_shared creates, on a kernel that has none of its own.
+  for (KnobVerdict& verdict : analysis.knobs) {
+    if (verdict.knob != "pad_shared" || verdict.applies || !kernel->ok() ||
+        kernel->kernels().empty()) {
+      continue;
+    }
+    const Transformation* stage = nullptr;
+    for (const Transformation* transformation : transformations()) {
+      if (transformation->knobs() == std::vector<std::string>{"stage_shared"}) {
+        stage = transformation;
+      }
+    }
+    const KnobVerdict staged = stage->verdict(*kernel, {"stage_shared", ""});
+    if (!staged.applies) continue;
+    verdict.applies = true;
+    verdict.reason =
+        "pads the tiles of stage_shared (with stage_shared: 1; " + verdict.reason + " as written)";
+    verdict.places = staged.places;
+  }
   return analysis;
 }
 
 Rewrite SourceEngine::rewrite(const KernelUnit& unit, const SourceKnobs& knobs) {
   std::shared_ptr<ParsedKernel> original = state_->parse(unit);
   if (!original->ok()) {
-    return {false, "", "the kernel does not parse, so the engine cannot rewrite it: " +
-                           original->diagnostics()};
+    return {
+        false, "",
+        "the kernel does not parse, so the engine cannot rewrite it: " + original->diagnostics()};
   }
   Rewrite current{true, unit.text, ""};
   std::string key = unit_key(unit);
@@ -161,8 +183,9 @@ Rewrite SourceEngine::rewrite(const KernelUnit& unit, const SourceKnobs& knobs) 
       step.text = current.source;
       kernel = ParsedKernel::parse(step);
       if (!kernel->ok()) {
-        return {false, "", "the engine's own rewrite does not parse (a bug in the engine): " +
-                               kernel->diagnostics()};
+        return {false, "",
+                "the engine's own rewrite does not parse (a bug in the engine): " +
+                    kernel->diagnostics()};
       }
       kernel->set_original(original);
     }

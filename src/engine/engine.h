@@ -3,6 +3,7 @@
 // produce facts about it, and transformations that rewrite it per variant, each refusing with a
 // reason where it is not legal. This header is the engine's whole interface to the rest of
 // gputune; nothing here includes Clang, which lives inside libgputune_engine.so alone.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -51,6 +52,12 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   int launch_bounds = 0;
   // Threads per block of each kernel's launch after merging, for launch_bounds.
   std::map<std::string, uint32_t> block_threads;
+  // 1: each uncoalesced global access that the block's threads along y complete goes through a
+  // shared tile of the naive block's extent, loaded (stored) cooperatively and coalesced.
+  int stage_shared = 0;
+  // The naive kernel's block (the spec's launch before thread and block merges) of each kernel,
+  // for stage_shared's tiles; {0, 0, 0} for a kernel launched with several.
+  std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
 
   bool neutral() const;
 };
@@ -59,15 +66,15 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
 struct GPUTUNE_ENGINE_API SourcePlace {
   std::string file;
   int line = 0, column = 0;
-  std::string text;  // the statement or declaration, abbreviated to one line
+  std::string text;         // the statement or declaration, abbreviated to one line
   std::string str() const;  // "file:line:column"
 };
 
 // Whether a knob can take other values than its neutral one on this kernel, and why not.
 struct KnobVerdict {
-  std::string knob;       // "thread_merge_y", "unroll(k_loop)", "pad_shared"
-  bool applies = false;   // false: only the neutral value is legal
-  std::string reason;     // why it does not apply, or what it applies to
+  std::string knob;                 // "thread_merge_y", "unroll(k_loop)", "pad_shared"
+  bool applies = false;             // false: only the neutral value is legal
+  std::string reason;               // why it does not apply, or what it applies to
   std::vector<SourcePlace> places;  // the statements or declarations the reason names
 };
 
@@ -78,6 +85,29 @@ struct Rewrite {
   std::string message;  // why not (not ok): "matmul.cu:12:5: thread_merge_y: ..."
 };
 
+// One global-memory access of a transformed kernel, as the method's index analysis sees it
+// (docs/engine.md, "The access analysis").
+struct GPUTUNE_ENGINE_API AccessFact {
+  SourcePlace place;
+  std::string kernel;
+  std::string array;  // the pointer it goes through: "in"
+  bool read = false, write = false;
+  // The index as an affine form over threadIdx, blockIdx and the loops' iteration counts, with
+  // the kernel's locals replaced by their definitions: "rows*threadIdx.x + threadIdx.y +
+  // blockDim.x*rows*blockIdx.x + blockDim.y*blockIdx.y"; one "[...]" per subscript of a
+  // multi-dimensional access; "?" for a subscript that is not affine.
+  std::string index;
+  std::string index_class;  // "constant", "thread/block ids", "loop iterator", "unknown"
+  // "coalesced" (neighbouring threads in x touch neighbouring words), "uniform" (the whole warp
+  // touches one word), "uncoalesced", "unknown".
+  std::string coalescing;
+  // Who else touches the same words: "threads along y", "blocks along x".
+  std::vector<std::string> shared;
+  // What each of the method's rules decided for it: "coalescing: ...", "staging: ...",
+  // "merge: ...".
+  std::vector<std::string> decisions;
+};
+
 // The kernel as parsed, its diagnostics, and the engine's verdicts on each knob.
 struct GPUTUNE_ENGINE_API Analysis {
   bool parsed = false;
@@ -85,6 +115,8 @@ struct GPUTUNE_ENGINE_API Analysis {
   // line; the knobs then keep their neutral values.
   std::string diagnostics;
   std::vector<KnobVerdict> knobs;
+  // The global accesses of the transformed kernels, in the order they run.
+  std::vector<AccessFact> accesses;
   const KnobVerdict* find(const std::string& knob) const;
 };
 
@@ -99,8 +131,8 @@ class GPUTUNE_ENGINE_API SourceEngine {
   // The verdicts on `knobs` as the spec names them ("unroll(k_loop)"); all of the engine's
   // knobs, without targets, when empty.
   Analysis analyse(const KernelUnit& unit, const std::vector<std::string>& knobs = {});
-  // Every non-neutral knob in turn, in the engine's fixed order (pad_shared, block merge,
-  // thread merge, unroll, launch_bounds); not ok with the first refusal.
+  // Every non-neutral knob in turn, in the engine's fixed order (stage_shared, pad_shared,
+  // block merge, thread merge, unroll, launch_bounds); not ok with the first refusal.
   Rewrite rewrite(const KernelUnit& unit, const SourceKnobs& knobs);
 
  private:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/expression.h"
 #include "gputune/error.h"
 #include "run/parallel_fill.h"
 #include "run/scalar_visit.h"
@@ -51,6 +52,17 @@ InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t cou
           break;
         case Fill::kData:  // returned above
           break;
+        case Fill::kGenerator: {
+          // An Expression per range: each thread's own scope (the spec check parsed it).
+          Scope scope;
+          double* index = scope.slot("i");
+          const Expression generator(argument.generator.text, scope);
+          for (uint64_t i = begin; i < end; ++i) {
+            *index = static_cast<double>(i);
+            out[i] = convert<T>(generator.evaluate());
+          }
+          break;
+        }
         case Fill::kRandom:
           for (uint64_t i = begin; i < end; ++i) {
             const double value = low + span * random_unit(seed, i);
@@ -91,6 +103,11 @@ std::vector<HostBuffer> make_host_buffers(
     }
     if (host.output && argument.reference) {
       host.data = given_bytes(argument, argument.reference, "reference", host.shape.count);
+      host.given_reference = true;
+    } else if (host.output && argument.reference_fill) {
+      const InputBytes expected =
+          host_fill(*argument.reference_fill, host.shape.type, host.shape.count);
+      host.data.assign(expected.begin(), expected.end());
       host.given_reference = true;
     }
     if (host.output) {

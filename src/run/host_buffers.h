@@ -43,9 +43,9 @@ std::vector<HostBuffer> make_host_buffers(
     const Problem& problem,
     const std::function<bool(const ArgumentSpec&)>& fills_on_device = nullptr);
 
-// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data), on
-// up to `threads` threads (0: every hardware thread). Random element i is
-// low + (high - low) * random_unit(seed, i) (run/parallel_fill.h), floored for integer types:
+// `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data, a
+// generator of the index), on up to `threads` threads (0: every hardware thread). Random element i
+// is low + (high - low) * random_unit(seed, i) (run/parallel_fill.h), floored for integer types:
 // the same bytes however many threads fill them.
 InputBytes host_fill(const ArgumentSpec& argument, ScalarType type, uint64_t count,
                      unsigned threads = 0);

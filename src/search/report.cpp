@@ -243,8 +243,14 @@ std::string format_table(const Report& report, size_t top) {
     out += printf_string(", copy bandwidth %.0f GB/s (measured)", report.copy_bandwidth_gbs);
   }
   out += "\n";
+  const std::string check_said =
+      report.check_override.empty() ? "check: none" : report.check_override;
   if (!report.outputs_checked) {
-    out += "WARNING: outputs NOT checked (check: none): the times are of unverified results\n";
+    out +=
+        "WARNING: outputs NOT checked (" + check_said + "): the times are of unverified results\n";
+  } else if (!report.check_override.empty()) {
+    out += printf_string("check: %s (rtol %g, atol %g), not the spec's own\n",
+                         report.check_override.c_str(), report.rtol, report.atol);
   }
   bool has_bytes =
       std::any_of(report.ok.begin(), report.ok.end(), [](const ReportRow& r) { return r.gbs > 0; });
@@ -365,7 +371,15 @@ std::string format_json(const Report& report, size_t top) {
   // Written only when false, so that reports of checked searches keep their shape.
   if (!report.outputs_checked) {
     j["outputs_checked"] = false;
-    j["warning"] = "outputs NOT checked (check: none)";
+    j["warning"] = "outputs NOT checked (" +
+                   (report.check_override.empty() ? "check: none" : report.check_override) + ")";
+  }
+  if (!report.check_override.empty()) {
+    j["check_override"] = {{"given", report.check_override}};
+    if (report.outputs_checked) {
+      j["check_override"]["rtol"] = report.rtol;
+      j["check_override"]["atol"] = report.atol;
+    }
   }
   if (report.baseline) j["baseline"] = measurement_json(*report.baseline);
   j["results"] = nlohmann::json::array();

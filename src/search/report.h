@@ -37,6 +37,10 @@ struct Report {
   PruneResult prior_pruning;
   std::optional<SearchRecord> search;
   bool outputs_checked = true;  // false under `check: none`: said loudly in table and JSON
+  // The check as --check/--atol/--rtol changed it ("--atol 0.01"), with the tolerances it
+  // compared with; empty: the spec's own check (not shown).
+  std::string check_override;
+  double rtol = 0, atol = 0;
 };
 
 struct Metrics {

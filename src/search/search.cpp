@@ -160,7 +160,18 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   PhaseListenerScope worker_phases(gpu,
                                    [&tracker](SearchPhase phase) { tracker.set_phase(phase); });
   // A full-sampling search measures in full what racing cut short before.
-  StoredResults stored(store.measured(result.workload), options.force, options.racing.enabled);
+  const std::vector<Measurement> measured = store.measured(result.workload);
+  // The workload's key holds the spec's hash, so its rows are configs of this space; one beyond
+  // it is a damaged or hand-made database, which would end the search after it ran.
+  for (const Measurement& m : measured) {
+    if (m.config_index >= problem.space().size()) {
+      throw Error(ErrorCode::kDb, "the database holds config " + std::to_string(m.config_index) +
+                                      " for this workload, outside its space of " +
+                                      std::to_string(problem.space().size()) +
+                                      " configs: it is damaged; search into another --db");
+    }
+  }
+  StoredResults stored(measured, options.force, options.racing.enabled);
   // Recorded now, as unfinished (interrupted, no wall time), so that a killed search leaves its
   // row; its figures are written when it ends.
   SearchRecord started = record;

@@ -134,6 +134,18 @@ const std::vector<Row>& rows() {
         "best so far (stored flagged 'cut short'), then re-measure the 3 fastest in 3 "
         "interleaved rounds to pick the winner; full: time every variant in full"},
        text_of(&SearchRequest::sampling)},
+      {{"check", "none|baseline", "",
+        "change the spec's check (any spec, T1 files included): none times the variants "
+        "unchecked; baseline compares each output with the baseline's, instead of the spec's "
+        "references or reference kernel. The report says so, and the results are stored apart "
+        "from the spec's own"},
+       [](SearchRequest& r, const std::string& text) { r.check.check = text; }},
+      {{"atol", "X", "",
+        "absolute tolerance of the check (|got - expected| <= atol + rtol |expected|), instead "
+        "of the spec's"},
+       [](SearchRequest& r, const std::string& text) { r.check.atol = number("atol", text); }},
+      {{"rtol", "X", "", "relative tolerance of the check, instead of the spec's"},
+       [](SearchRequest& r, const std::string& text) { r.check.rtol = number("rtol", text); }},
       {{"compile-only", "", "",
         "only compile the variants (no GPU needed) and report failures: every valid one in the "
         "space's order, or the first N with --budget N (no --strategy: strategies choose from "

@@ -161,7 +161,7 @@ WatchdogOptions watchdog_options(const SearchRequest& request) {
 }
 
 // The spec a request names; with a replay, a name that is no spec is a misuse of --replay.
-Spec requested_spec(const SearchRequest& request) {
+Spec named_spec(const SearchRequest& request) {
   if (request.inline_spec) return *request.inline_spec;
   if (!request.replay.empty()) {
     try {
@@ -173,6 +173,13 @@ Spec requested_spec(const SearchRequest& request) {
     }
   }
   return load_spec(resolve_spec(request.spec), request.overrides);
+}
+
+// The spec a request names, with the check it asks for (--check, --atol, --rtol).
+Spec requested_spec(const SearchRequest& request) {
+  Spec spec = named_spec(request);
+  override_check(spec, request.check);
+  return spec;
 }
 
 // A recording of another spec text still replays when every recorded config has the same index
@@ -221,6 +228,11 @@ Replay open_replay(const SearchRequest& request) {
     }
     throw Error(ErrorCode::kUsage, path + ": no workload of " + report_title(*replay.problem) +
                                        " (same spec and kernel source) to replay");
+  }
+  if (!has_spec && !request.check.empty()) {
+    throw Error(ErrorCode::kUsage, request.check.text() +
+                                       " with --replay of a recording: the recording's check "
+                                       "holds; give its SPEC to replay under another check");
   }
   if (!has_spec && !request.overrides.empty()) {
     throw Error(ErrorCode::kUsage,
@@ -314,6 +326,9 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   }
   report->prior_pruning = result.pruning;
   report->outputs_checked = problem.spec().check_outputs;
+  report->check_override = problem.spec().check_override;
+  report->rtol = problem.spec().rtol;
+  report->atol = problem.spec().atol;
   SearchOutcome outcome;
   outcome.interrupted = result.record.interrupted;
   outcome.workload = result.workload;

@@ -113,6 +113,19 @@ TransformsReport transforms_report(const Spec& spec) {
       report.transforms.push_back(transform_info(problem, d, true));
     }
   }
+  for (const engine::AccessFact& fact : problem.engine_analysis({"stage_shared"}).accesses) {
+    AccessInfo info;
+    info.place = {fact.place.file, fact.place.line, fact.place.column, fact.place.text};
+    info.kernel = fact.kernel;
+    info.array = fact.array;
+    info.access = fact.read && fact.write ? "read+write" : fact.write ? "write" : "read";
+    info.index = fact.index;
+    info.index_class = fact.index_class;
+    info.coalescing = fact.coalescing;
+    info.shared = fact.shared;
+    info.decisions = fact.decisions;
+    report.accesses.push_back(std::move(info));
+  }
   // Each engine knob the spec does not list, added alone with the values worth trying.
   for (const SourceTransform& source : source_transforms()) {
     const bool listed = std::any_of(spec.transforms.begin(), spec.transforms.end(),
@@ -164,6 +177,15 @@ std::string TransformsReport::text() const {
     }
     if (!t.remedies.empty()) out << "  remedies: " << join(t.remedies) << "\n";
   }
+  if (!accesses.empty()) out << "\nglobal accesses (the engine's access analysis):\n";
+  for (const AccessInfo& a : accesses) {
+    out << "\n"
+        << a.place.file << ":" << a.place.line << ":" << a.place.column << ": " << a.place.text
+        << " (" << a.access << " of " << a.array << " in " << a.kernel << ")\n"
+        << "  index: " << a.index << " (" << a.index_class << ")\n";
+    if (!a.shared.empty()) out << "  shared by: " << join(a.shared) << "\n";
+    for (const std::string& decision : a.decisions) out << "  " << decision << "\n";
+  }
   return out.str();
 }
 
@@ -191,6 +213,22 @@ std::string TransformsReport::json() const {
                     {"remedies", t.remedies}});
   }
   out["transforms"] = list;
+  nlohmann::json accesses_json = nlohmann::json::array();
+  for (const AccessInfo& a : accesses) {
+    accesses_json.push_back({{"file", a.place.file},
+                             {"line", a.place.line},
+                             {"column", a.place.column},
+                             {"text", a.place.text},
+                             {"kernel", a.kernel},
+                             {"array", a.array},
+                             {"access", a.access},
+                             {"index", a.index},
+                             {"index_class", a.index_class},
+                             {"coalescing", a.coalescing},
+                             {"shared", a.shared},
+                             {"decisions", a.decisions}});
+  }
+  out["accesses"] = accesses_json;
   return json_text(out, 2);
 }
 

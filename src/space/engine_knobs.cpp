@@ -156,6 +156,8 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.block_merge_y = number;
     } else if (base == "launch_bounds") {
       knobs.launch_bounds = number;
+    } else if (base == "stage_shared") {
+      knobs.stage_shared = number;
     }
   }
   knobs.block_threads = std::move(block_threads);

@@ -335,12 +335,45 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
       impl_->scalars.emplace_back(a, compile(arg.value, scope, "value of '" + arg.name + "'"));
     }
   }
+  check_given_sizes();
   if (spec_.reference_kernel) reference_launch_ = resolve_reference();
   if (spec_.bytes) impl_->bytes = compile(*spec_.bytes, scope, "metrics bytes");
   if (spec_.flops) impl_->flops = compile(*spec_.flops, scope, "metrics flops");
 }
 
 Problem::~Problem() = default;
+
+// Data a spec gives (a file's elements, a reference, Python's arrays) must be as long as the
+// buffer at these problem values: said here, where the spec is, not when a GPU worker fills it.
+void Problem::check_given_sizes() const {
+  const bool given =
+      std::any_of(spec_.arguments.begin(), spec_.arguments.end(), [](const ArgumentSpec& arg) {
+        return arg.data || arg.reference || (arg.reference_fill && arg.reference_fill->data);
+      });
+  if (!given) return;
+  const std::vector<BufferShape> shapes = buffers();
+  size_t next = 0;
+  for (const ArgumentSpec& arg : spec_.arguments) {
+    if (!arg.is_buffer) continue;
+    const BufferShape& shape = shapes[next++];
+    const uint64_t expected = shape.count * size_of(arg.type);
+    for (const auto& [bytes, what] :
+         {std::make_pair(arg.fill == Fill::kData ? arg.data : nullptr, "data"),
+          std::make_pair(arg.output ? arg.reference : nullptr, "reference"),
+          std::make_pair(arg.output && arg.reference_fill && arg.reference_fill->fill == Fill::kData
+                             ? arg.reference_fill->data
+                             : nullptr,
+                         "reference")}) {
+      if (bytes && bytes->size() != expected) {
+        fail(arg.where, "argument '" + arg.name + "': its " + what + " has " +
+                            std::to_string(bytes->size()) + " bytes, but " + arg.count.text +
+                            " = " + std::to_string(shape.count) + " " + type_name(arg.type) +
+                            " elements need " + std::to_string(expected) +
+                            "; expected data of the argument's size");
+      }
+    }
+  }
+}
 
 ReferenceLaunch Problem::resolve_reference() const {
   const ReferenceKernelSpec& spec = *spec_.reference_kernel;
@@ -509,8 +542,21 @@ void Problem::rewrite(const std::vector<Value>& values, Variant* v) const {
   for (const Launch& launch : v->launches) {
     kernels.push_back(v->kernel_name_expressions[launch.kernel]);
   }
-  const engine::Rewrite rewritten = engine::source_engine().rewrite(
-      engine.unit(v->compile_options, kernels), engine.source_knobs(values, block_threads));
+  // The naive kernel's block of each kernel: the merged launch with the merges undone.
+  const MergeFactors factors = engine.factors(values);
+  std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
+  for (const Launch& launch : v->launches) {
+    const std::array<uint32_t, 3> naive{
+        launch.block[0] * factors.thread_x / std::max(factors.block_x, 1u),
+        launch.block[1] * factors.thread_y / std::max(factors.block_y, 1u), launch.block[2]};
+    const std::string name = kernel_function_name(v->kernel_name_expressions[launch.kernel]);
+    const auto [known, fresh] = naive_blocks.emplace(name, naive);
+    if (!fresh && known->second != naive) known->second = {0, 0, 0};
+  }
+  engine::SourceKnobs knobs = engine.source_knobs(values, block_threads);
+  knobs.naive_blocks = std::move(naive_blocks);
+  const engine::Rewrite rewritten =
+      engine::source_engine().rewrite(engine.unit(v->compile_options, kernels), knobs);
   if (rewritten.ok) {
     v->source = rewritten.source;
   } else {

@@ -117,6 +117,7 @@ class Problem {
 
  private:
   ReferenceLaunch resolve_reference() const;
+  void check_given_sizes() const;
   // The variant's macros and options (parameters, defines, the spec's options, the kernel's
   // folder); the caller holds the scope's lock with the config set.
   std::vector<std::string> compile_options(const std::vector<Value>& values,

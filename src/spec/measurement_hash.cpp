@@ -4,6 +4,7 @@
 
 #include "core/hash.h"
 #include "gputune/spec.h"
+#include "spec/check_override.h"
 
 namespace gputune {
 
@@ -18,7 +19,8 @@ std::string measurement_hash_of(const std::string& spec_text) {
   for (const char* key : {"remedies", "description", "search"}) root.remove(key);
   YAML::Emitter out;
   out << root;
-  return stable_hash(out.c_str());
+  // A check changed from the command line is a comment, which YAML drops; it still counts.
+  return stable_hash(out.c_str() + check_override_lines(spec_text));
 }
 
 std::string Spec::measurement_hash() const { return measurement_hash_of(text); }

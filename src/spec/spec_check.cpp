@@ -89,6 +89,7 @@ class Checker {
   void check_defines() const;
   void check_arguments();
   void check_output_check(const ArgumentSpec& arg, const std::string& what) const;
+  void check_generator(const ArgumentSpec& fill, const std::string& what) const;
   void check_constant_argument(const ArgumentSpec& arg, const std::string& key) const;
   void check_launches();
   void check_launch_geometry(const LaunchSpec& launch, const std::string& context,
@@ -359,6 +360,10 @@ void Checker::check_arguments() {
       fail(at(key + "range", arg.where),
            what + " range is empty; expected [low, high] with low < high");
     }
+    if (arg.is_buffer && !arg.scratch && (!arg.output || arg.initialised)) {
+      check_generator(arg, what);
+    }
+    if (arg.reference_fill) check_generator(*arg.reference_fill, "reference of '" + arg.name + "'");
     if (arg.is_buffer && arg.fill == Fill::kData && !arg.data && !arg.scratch &&
         (!arg.output || arg.initialised)) {
       fail(arg.where, what + " has fill data but no data; expected its contents");
@@ -372,19 +377,35 @@ void Checker::check_arguments() {
   }
 }
 
+// A generator is an expression of the element index `i` alone: the same data at any config.
+void Checker::check_generator(const ArgumentSpec& fill, const std::string& what) const {
+  if (fill.fill != Fill::kGenerator) return;
+  Scope scope;
+  scope.set("i", 0);
+  try {
+    Expression parsed(fill.generator.text, scope);
+  } catch (const ExpressionError& e) {
+    SourceLocation at = fill.generator.where;
+    at.column += column_shift(at) + e.offset;
+    fail(at, what + " generator '" + fill.generator.text + "': " + e.message +
+                 "; expected an expression of i, the element's index, such as \"i % 7 * 0.5\"");
+  }
+}
+
 // What only an output may have (an initial fill, a check region, a reference), and the region's
 // expressions, which read problem values only: every variant is checked on the same elements.
 void Checker::check_output_check(const ArgumentSpec& arg, const std::string& what) const {
-  const bool has_check = arg.check_region || arg.reference;
+  const bool has_check = arg.check_region || arg.reference || arg.reference_fill;
   if (!arg.output && (arg.initialised || has_check)) {
     fail(arg.where, what + " is not an output but has " +
-                        (arg.initialised ? "an initial fill"
-                         : arg.reference ? "a reference"
-                                         : "a check region") +
+                        (arg.initialised                       ? "an initial fill"
+                         : arg.reference || arg.reference_fill ? "a reference"
+                                                               : "a check region") +
                         "; expected output: true with it");
   }
   if (!spec_.check_outputs && has_check) {
-    fail(arg.where, what + " has " + (arg.reference ? "a reference" : "a check region") +
+    fail(arg.where, what + " has " +
+                        (arg.reference || arg.reference_fill ? "a reference" : "a check region") +
                         " but the spec says check: none; expected one or the other");
   }
   if (!arg.check_region) return;

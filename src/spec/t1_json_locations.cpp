@@ -154,7 +154,8 @@ JsonLocations::JsonLocations(const std::string& text, const std::string& path) :
   LocatingHandler handler(text, &furthest, &offsets);
   const char* begin = text.data();
   nlohmann::json::sax_parse(TrackingIterator(begin, begin, &furthest),
-                            TrackingIterator(begin + text.size(), begin, &furthest), &handler);
+                            TrackingIterator(begin + text.size(), begin, &furthest), &handler,
+                            nlohmann::json::input_format_t::json, true, true);
   std::vector<size_t> line_starts = {0};
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\n') line_starts.push_back(i + 1);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,6 +12,8 @@
 #include "core/text.h"
 #include "gputune/error.h"
 #include "spec/spec_check.h"
+#include "spec/t1_fill.h"
+#include "spec/t1_grid.h"
 #include "spec/t1_json_locations.h"
 #include "spec/t1_values.h"
 
@@ -132,8 +135,11 @@ class T1Reader {
   void read_problem(const json& kernel, Spec* spec);
   void read_parameters(const json& space, Spec* spec);
   void read_arguments(const json& kernel, Spec* spec);
+  void read_references(const json& kernel, Spec* spec);
   void read_argument(const json& item, const std::string& pointer, ArgumentSpec* arg);
   void read_launch(const json& kernel, Spec* spec);
+  std::vector<ExprText> divided_grid_of(const json& kernel, const Spec& spec,
+                                        const std::vector<ExprText>& global_grid) const;
   void read_budget(const json& root, Spec* spec);
   void read_search(const json& root, Spec* spec);
 
@@ -376,28 +382,56 @@ void T1Reader::read_argument(const json& item, const std::string& pointer, Argum
   // without one it is poisoned, so that every element must be written.
   arg->initialised = output && (item.contains("FillType") || item.contains("FillValue"));
   if (output && !arg->initialised) return;
-  std::string fill = "Random";
-  if (item.contains("FillType")) fill = string_at(item.at("FillType"), pointer + "/FillType");
-  double fill_value = 1;
-  if (item.contains("FillValue")) {
-    const json& v = item.at("FillValue");
-    if (!v.is_number()) fail(pointer + "/FillValue", what + " FillValue must be a number");
-    fill_value = v.get<double>();
+  read_t1_fill(item, pointer, where_, path_, what, arg);
+}
+
+// ReferenceArguments: each names an output (TargetName, else Name) and fills its expected
+// contents as an argument is filled; every variant, the baseline included, is checked
+// against them instead of against the baseline's outputs.
+void T1Reader::read_references(const json& kernel, Spec* spec) {
+  const std::string at = "/KernelSpecification/ReferenceArguments";
+  if (!kernel.contains("ReferenceArguments") || kernel.at("ReferenceArguments").is_null()) return;
+  const json& references = kernel.at("ReferenceArguments");
+  if (!references.is_array()) fail(at, "ReferenceArguments must be a list");
+  std::vector<std::string> outputs;
+  for (const ArgumentSpec& arg : spec->arguments) {
+    if (arg.output) outputs.push_back(arg.name);
   }
-  if (fill == "Constant") {
-    arg->fill = fill_value == 0 ? Fill::kZeros : Fill::kConstant;
-    arg->fill_value = fill_value;
-  } else if (fill == "Random") {
-    arg->fill = Fill::kRandom;
-    arg->fill_low = 0;
-    arg->fill_high = fill_value;
-    if (item.contains("RandomSeed") && item.at("RandomSeed").is_number_unsigned()) {
-      arg->seed = item.at("RandomSeed").get<uint64_t>();
+  for (size_t i = 0; i < references.size(); ++i) {
+    const std::string pointer = at + "/" + std::to_string(i);
+    const json& item = references[i];
+    if (!item.is_object()) fail(pointer, "a reference argument must be an object");
+    const char* key = item.contains("TargetName") ? "TargetName" : "Name";
+    const std::string target = string_at(
+        member(item, pointer, key, "the Name of the output it holds the expected contents of"),
+        pointer + "/" + key);
+    auto output = std::find_if(spec->arguments.begin(), spec->arguments.end(),
+                               [&](const ArgumentSpec& arg) { return arg.name == target; });
+    if (output == spec->arguments.end() || !output->output) {
+      fail(pointer + "/" + key,
+           "reference argument " + std::to_string(i) + " is for '" + target + "', which is " +
+               (output == spec->arguments.end() ? "not an argument" : "not an output") +
+               suggestion(target, outputs) + "; expected one of the outputs: " +
+               (outputs.empty() ? "this file has none (AccessType WriteOnly or \"Output\": 1)"
+                                : join(outputs)));
     }
-  } else {
-    fail(pointer + "/FillType", what + " FillType '" + fill +
-                                    "' is not supported; expected Constant or Random (for data "
-                                    "from a file, write a YAML spec)");
+    if (output->reference_fill) {
+      fail(pointer + "/" + key,
+           "a second reference argument for '" + target + "'; expected one per output");
+    }
+    if (item.contains("Type")) {
+      ElementType element{};
+      const std::string type = string_at(item.at("Type"), pointer + "/Type");
+      if (!element_type_of(type, &element) || element.type != output->type) {
+        fail(pointer + "/Type", "reference argument for '" + target + "' has type '" + type +
+                                    "'; expected the output's, " + type_name(output->type));
+      }
+    }
+    auto reference = std::make_shared<ArgumentSpec>(*output);
+    reference->where = where_.at(pointer);
+    read_t1_fill(item, pointer, where_, path_, "reference argument for '" + target + "'",
+                 reference.get());
+    output->reference_fill = std::move(reference);
   }
 }
 
@@ -433,8 +467,17 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
                                      "' is not supported; expected CUDA (GlobalSize is the grid) "
                                      "or OpenCL (GlobalSize counts threads)");
   }
-  const json& global = member(kernel, at, "GlobalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  // BAT's runners launch a file with ProblemSize from it and the grid divisors, not GlobalSize.
+  const bool divided =
+      !spec->problem.empty() && (kernel.contains("GridDivX") || kernel.contains("GridDivY") ||
+                                 !kernel.contains("GlobalSize"));
   const json& local = member(kernel, at, "LocalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  const json no_global = json::object();
+  const json& global =
+      divided && !kernel.contains("GlobalSize")
+          ? no_global
+          : member(kernel, at, "GlobalSize", "{\"X\": ..., \"Y\": ..., \"Z\": ...}");
+  std::vector<ExprText> global_grid;
   for (const char* axis : {"X", "Y", "Z"}) {
     const bool in_global = global.contains(axis), in_local = local.contains(axis);
     if (!in_global && !in_local) break;
@@ -444,9 +487,10 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
     std::string grid = in_global ? expression_at(global.at(axis), g_pointer) : "1";
     if (size_type == "OpenCL") grid = "ceil((" + grid + ") / (" + block + "))";
     launch.block.push_back({block, where_.at(l_pointer)});
-    launch.grid.push_back({grid, where_.at(g_pointer)});
+    global_grid.push_back({grid, where_.at(g_pointer)});
   }
   if (launch.block.empty()) fail(at + "/LocalSize", "LocalSize has no X; expected at least X");
+  launch.grid = divided ? divided_grid_of(kernel, *spec, global_grid) : global_grid;
   if (kernel.contains("SharedMemory")) {
     const json& shared = kernel.at("SharedMemory");
     if (!(shared.is_number() && shared.get<double>() == 0)) {
@@ -456,6 +500,72 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
   }
   spec->launches_where = where_.at(at);
   spec->launches.push_back(std::move(launch));
+}
+
+// The grid from ProblemSize and GridDivX/GridDivY, as Kernel Tuner computes it from
+// problem_size and grid_div_x/y: a divisor list of parameter expressions per axis, null or
+// absent meaning block_size_x/y/z where the file has that parameter. A GlobalSize that gives
+// another grid at the Defaults is a warning: the grid follows the divisors.
+std::vector<ExprText> T1Reader::divided_grid_of(const json& kernel, const Spec& spec,
+                                                const std::vector<ExprText>& global_grid) const {
+  const std::string at = "/KernelSpecification";
+  std::vector<std::string> problem_names;
+  for (const auto& [name, text] : spec.problem) problem_names.push_back(name);
+  if (problem_names.size() > 3) {
+    fail(at + "/ProblemSize", "ProblemSize has " + std::to_string(problem_names.size()) +
+                                  " entries and the grid comes from it (GridDivX/GridDivY); "
+                                  "expected at most 3, one per grid dimension");
+  }
+  std::vector<ExprText> grid;
+  const char* kAxes[] = {"X", "Y", "Z"};
+  const char* kBlockNames[] = {"block_size_x", "block_size_y", "block_size_z"};
+  for (size_t d = 0; d < problem_names.size(); ++d) {
+    const std::string key = std::string("GridDiv") + kAxes[d];
+    const std::string pointer = at + "/" + key;
+    std::vector<std::string> divisors;
+    if (kernel.contains(key) && !kernel.at(key).is_null()) {
+      const json& list = kernel.at(key);
+      if (!list.is_array()) fail(pointer, key + " must be a list of parameter expressions");
+      for (size_t i = 0; i < list.size(); ++i) {
+        divisors.push_back(expression_at(list[i], pointer + "/" + std::to_string(i)));
+      }
+    } else {
+      for (const ParameterSpec& parameter : spec.parameters) {
+        if (parameter.name == kBlockNames[d]) divisors.push_back(parameter.name);
+      }
+    }
+    const std::string problem_pointer =
+        at + "/ProblemSize" +
+        (problem_names.size() > 1 || problem_names[0] != "ProblemSize" ? "/" + std::to_string(d)
+                                                                       : "");
+    grid.push_back({divided_grid(problem_names[d], divisors),
+                    where_.at(kernel.contains(key) ? pointer : problem_pointer)});
+  }
+  if (global_grid.empty() || !kernel.contains("GlobalSize")) return grid;
+  const std::optional<std::vector<double>> from_global = at_baseline(spec, global_grid);
+  const std::optional<std::vector<double>> from_divisors = at_baseline(spec, grid);
+  auto padded = [](std::vector<double> v) {
+    v.resize(3, 1);
+    return v;
+  };
+  if (from_global && from_divisors && padded(*from_global) != padded(*from_divisors)) {
+    auto text = [](const std::vector<double>& v) {
+      std::string out;
+      for (double x : v) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%g", x);
+        out += (out.empty() ? "" : ", ") + std::string(number);
+      }
+      return "(" + out + ")";
+    };
+    std::cerr << "gputune: warning: " << where_.at(at + "/GlobalSize").str()
+              << ": GlobalSize gives the grid " << text(*from_global)
+              << " at the Defaults, but ProblemSize with the grid divisors gives "
+              << text(*from_divisors)
+              << "; the grid is taken from ProblemSize and GridDivX/GridDivY, as BAT's runners "
+                 "do\n";
+  }
+  return grid;
 }
 
 // The schema's Budget is a list; BAT writes one object. The first budget of each kind counts.
@@ -522,7 +632,8 @@ void T1Reader::read_search(const json& root, Spec* spec) {
 Spec T1Reader::read() {
   json root;
   try {
-    root = json::parse(text_);
+    // Comments are allowed: the check a search changed is one (gputune/spec.h override_check).
+    root = json::parse(text_, nullptr, true, true);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     throw Error(ErrorCode::kSpec, path_ + ": invalid JSON (" + std::string(e.what()) +
                                       "); expected a T1 tuning-problem file");
@@ -535,10 +646,6 @@ Spec T1Reader::read() {
     }
   }
   const json& kernel = root.at("KernelSpecification");
-  reject_unmappable(kernel, "/KernelSpecification",
-                    {{"ReferenceArguments",
-                      "outputs are checked against the default configuration's output; remove "
-                      "it, or give reference data in a YAML spec"}});
   Spec spec;
   spec.path = path_;
   spec.text = text_;
@@ -551,6 +658,7 @@ Spec T1Reader::read() {
     read_problem(kernel, &spec);
     read_parameters(root.at("ConfigurationSpace"), &spec);
     read_arguments(kernel, &spec);
+    read_references(kernel, &spec);
     read_launch(kernel, &spec);
     read_budget(root, &spec);
     read_search(root, &spec);

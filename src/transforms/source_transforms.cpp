@@ -35,6 +35,12 @@ std::string reject_pad(const std::string& name, const Value& value) {
 std::string reject_launch_bounds(const std::string& name, const Value& value) {
   return reject_count(name, value, 0, "0 (no __launch_bounds__) or the blocks per SM to ask for");
 }
+std::string reject_stage(const std::string& name, const Value& value) {
+  if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
+  return name + " value " + value.text() +
+         " is not 0 or 1; expected 0 (as written) or 1 (stage "
+         "uncoalesced accesses through shared memory)";
+}
 std::string reject_layout(const std::string& name, const Value& value) {
   if (!value.is_number() &&
       (value.as_symbol() == "strided" || value.as_symbol() == "consecutive")) {
@@ -110,6 +116,14 @@ std::vector<SourceTransform> built_in() {
        {{"register_cap", D::kRaise}},
        "__launch_bounds__(threads per block, N) on the kernels",
        numbers({0, 1, 2, 4})},
+      {"stage_shared",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_stage,
+       {{"shared_staging", D::kRaise}},
+       "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
+       "and coalesced",
+       numbers({0, 1})},
   };
 }
 

@@ -123,8 +123,8 @@ def _request(spec, set, db, options):
 
 
 def run(spec, *, set=None, db=None, device=None, cache=True, progress=True, what="search",
-        check=None, **options):
-    """One search through the core; the arguments are search()'s. check: tune()'s judge of
+        judge=None, **options):
+    """One search through the core; the arguments are search()'s. judge: tune()'s judge of
     each variant's outputs (tuning._check_function)."""
     if device is not None:
         options.update(_device_options(device))
@@ -133,7 +133,7 @@ def run(spec, *, set=None, db=None, device=None, cache=True, progress=True, what
     request = _request(spec, set, db, options)
     callback, bar = progress_for(progress, what)
     try:
-        raw = _core.search(request, progress=callback, check=check)
+        raw = _core.search(request, progress=callback, check=judge)
     finally:
         if bar is not None:
             bar.close()

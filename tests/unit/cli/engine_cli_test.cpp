@@ -70,6 +70,35 @@ TEST(EngineCli, TransformsTextSaysWhatEachDoesAndWhere) {
   EXPECT_NE(result.out.find("  remedies: register_cap (raise)\n"), std::string::npos);
 }
 
+TEST(EngineCli, TransformsPrintTheAccessAnalysis) {
+  const auto result = run_gputune("transforms " + fixture("transpose_read.yaml"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string read = fixture("transpose_read.cu") +
+                           ":7:25: in[x * cols + y] (read of in in transpose_read)\n"
+                           "  index: cols*threadIdx.x + threadIdx.y + blockDim.x*cols*blockIdx.x + "
+                           "blockDim.y*blockIdx.y (thread/block ids)\n"
+                           "  coalescing: uncoalesced, neighbouring threads in x are cols words "
+                           "apart\n"
+                           "  staging: stage_shared stages it through a shared tile (a "
+                           "cooperative, coalesced load before " +
+                           fixture("transpose_read.cu") + ":6:3)\n";
+  EXPECT_NE(result.out.find("\nglobal accesses (the engine's access analysis):\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find(read), std::string::npos) << result.out;
+  // pad_shared pads the tile stage_shared creates.
+  EXPECT_NE(result.out.find("\npad_shared: applies: pads the tiles of stage_shared"),
+            std::string::npos)
+      << result.out;
+  const auto json = run_gputune("transforms " + fixture("transpose_read.yaml") + " --json");
+  const nlohmann::json accesses = nlohmann::json::parse(json.out)["accesses"];
+  ASSERT_EQ(accesses.size(), 2u);
+  EXPECT_EQ(accesses[0]["array"], "out");
+  EXPECT_EQ(accesses[0]["coalescing"], "coalesced");
+  EXPECT_EQ(accesses[1]["coalescing"], "uncoalesced");
+  EXPECT_EQ(accesses[1]["index_class"], "thread/block ids");
+}
+
 TEST(EngineCli, AKernelTheEngineCannotParseIsSaidOnceWithClangsLocation) {
   const std::string where =
       fixture("byte_distance_int.cu") + ":6:21: error: use of undeclared identifier '__vabsdiffu4'";

@@ -15,6 +15,7 @@ namespace {
 struct BenchKernel {
   std::string file, kernel;
   bool has_loop, has_tile;
+  bool stages = false;  // stage_shared applies (and pad_shared then pads its tile)
 };
 
 KernelUnit bench_unit(const std::string& file) {
@@ -30,11 +31,13 @@ TEST_P(BenchKernels, ParseAndEveryUnrollAndPaddingCompiles) {
   const BenchKernel& param = GetParam();
   const KernelUnit unit = bench_unit(param.file);
   ASSERT_FALSE(unit.text.empty()) << param.file;
-  const Analysis analysis = source_engine().analyse(unit, {"unroll", "pad_shared"});
+  const Analysis analysis = source_engine().analyse(unit, {"unroll", "pad_shared", "stage_shared"});
   ASSERT_TRUE(analysis.parsed) << analysis.diagnostics;
   EXPECT_EQ(analysis.find("unroll")->applies, param.has_loop) << analysis.find("unroll")->reason;
-  EXPECT_EQ(analysis.find("pad_shared")->applies, param.has_tile)
+  EXPECT_EQ(analysis.find("pad_shared")->applies, param.has_tile || param.stages)
       << analysis.find("pad_shared")->reason;
+  EXPECT_EQ(analysis.find("stage_shared")->applies, param.stages)
+      << analysis.find("stage_shared")->reason;
   for (int unroll : {0, 1, 4}) {
     for (int pad : {0, 1}) {
       if ((unroll != 0 && !param.has_loop) || (pad != 0 && !param.has_tile)) continue;
@@ -54,7 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
     Naive, BenchKernels,
     testing::Values(BenchKernel{"matmul.cu", "matmul", true, false},
                     BenchKernel{"nbody.cu", "nbody", true, false},
-                    BenchKernel{"transpose.cu", "transpose", false, false},
+                    BenchKernel{"transpose.cu", "transpose", false, false, true},
                     BenchKernel{"tiled_transpose.cu", "tiled_transpose", false, true},
                     BenchKernel{"matvec.cu", "matvec", true, false},
                     BenchKernel{"conv2d.cu", "conv2d", true, false},

@@ -48,6 +48,25 @@ TEST(HostFill, GivesTheSameBytesOnAnyNumberOfThreads) {
   }
 }
 
+TEST(HostFill, AGeneratorIsItsExpressionOfTheIndexOnAnyNumberOfThreads) {
+  ArgumentSpec argument;
+  argument.name = "in";
+  argument.fill = Fill::kGenerator;
+  argument.generator.text = "i % 7 * 0.5 - 1";
+  constexpr uint64_t kCount = 100003;
+  const auto one = host_fill(argument, ScalarType::kFloat64, kCount, 1);
+  EXPECT_EQ(one, host_fill(argument, ScalarType::kFloat64, kCount, 5));
+  const double* values = reinterpret_cast<const double*>(one.data());
+  for (uint64_t i : {uint64_t{0}, uint64_t{6}, uint64_t{7}, kCount - 1}) {
+    EXPECT_DOUBLE_EQ(values[i], static_cast<double>(i % 7) * 0.5 - 1) << i;
+  }
+  const auto integers = host_fill(argument, ScalarType::kInt32, 8, 2);
+  const int32_t* ints = reinterpret_cast<const int32_t*>(integers.data());
+  EXPECT_EQ(ints[3], 1);   // 0.5: rounds to nearest, half away from zero
+  EXPECT_EQ(ints[4], 1);   // 1.0
+  EXPECT_EQ(ints[0], -1);  // -1.0
+}
+
 TEST(HostFill, RandomElementsFollowTheGenerator) {
   const ArgumentSpec argument = random_argument(7, -1, 1);
   const auto bytes = host_fill(argument, ScalarType::kFloat32, 4096, 3);

@@ -1,4 +1,5 @@
-// A report of a search under check: none says so, in the table and the JSON.
+// A report of a search under check: none says so, in the table and the JSON; one whose check
+// the command line changed says how.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,31 @@ TEST(ReportCheckTest, CheckedReportsKeepTheirShape) {
   const nlohmann::json json = nlohmann::json::parse(format_json(checked, 10));
   EXPECT_FALSE(json.contains("outputs_checked"));
   EXPECT_FALSE(json.contains("warning"));
+}
+
+TEST(ReportCheckTest, ACheckChangedFromTheCommandLineIsShown) {
+  Report changed = report_of(true);
+  changed.check_override = "--check baseline --atol 0.01";
+  changed.rtol = 1e-5;
+  changed.atol = 0.01;
+  const std::string table = format_table(changed, 10);
+  EXPECT_NE(table.find("check: --check baseline --atol 0.01 (rtol 1e-05, atol 0.01), not the "
+                       "spec's own"),
+            std::string::npos)
+      << table;
+  const nlohmann::json json = nlohmann::json::parse(format_json(changed, 10));
+  EXPECT_EQ(json.at("check_override").at("given"), "--check baseline --atol 0.01");
+  EXPECT_DOUBLE_EQ(json.at("check_override").at("atol").get<double>(), 0.01);
+  EXPECT_FALSE(json.contains("outputs_checked"));
+
+  Report unchecked = report_of(false);
+  unchecked.check_override = "--check none";
+  EXPECT_NE(format_table(unchecked, 10).find("WARNING: outputs NOT checked (--check none)"),
+            std::string::npos);
+  const nlohmann::json none = nlohmann::json::parse(format_json(unchecked, 10));
+  EXPECT_EQ(none.at("outputs_checked"), false);
+  EXPECT_EQ(none.at("check_override").at("given"), "--check none");
+  EXPECT_FALSE(none.at("check_override").contains("atol"));
 }
 
 }  // namespace

@@ -133,6 +133,25 @@ TEST_F(SearchTest, BudgetCountsEvaluationsIncludingReusedOnes) {
   for (auto index : runner2.ran) EXPECT_EQ(first_five.count(index), 0u);
 }
 
+// A stored row beyond the space (a damaged database) is the database's error before anything
+// runs; it ended the search afterwards as a usage error (64) when the report decoded it.
+TEST_F(SearchTest, AStoredConfigBeyondTheSpaceIsTheDatabasesError) {
+  Problem p = problem();
+  const std::string db = (dir_ / "beyond.db").string();
+  FakeCompiler compiler;
+  FakeRunner runner;
+  run_search(p, runner, compiler, *open_sqlite_store(db), {});
+  sqlite::Database(db, sqlite::Mode::kReadWrite)
+      .exec("UPDATE variants SET config_index = 99999999999 WHERE id = 2");
+  try {
+    run_search(p, runner, compiler, *open_sqlite_store(db), {});
+    FAIL() << "searched on a database holding a config outside the space";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kDb);
+    EXPECT_NE(std::string(e.what()).find("config 99999999999"), std::string::npos) << e.what();
+  }
+}
+
 // A search killed on the way left no searches row: it was written only at the end.
 TEST_F(SearchTest, AKilledSearchLeavesItsRowAsUnfinished) {
   Problem p = problem();

@@ -177,7 +177,9 @@ TEST(T1Reader, UnmappableFeaturesAreRefusedWithWhereAndWhatInstead) {
   EXPECT_NE(half.find("type 'half'"), std::string::npos) << half;
   const std::string fill =
       error_of(replaced(text, "\"FillType\": \"Constant\"", "\"FillType\": \"BinaryHDF\""));
-  EXPECT_NE(fill.find("FillType 'BinaryHDF' is not supported"), std::string::npos) << fill;
+  EXPECT_NE(fill.find("FillType BinaryHDF is not supported yet; expected BinaryRaw"),
+            std::string::npos)
+      << fill;
   const std::string budget =
       error_of(replaced(text, "\"ConfigurationCount\"", "\"ConfigurationFraction\""));
   EXPECT_NE(budget.find("Budget type 'ConfigurationFraction'"), std::string::npos) << budget;
@@ -255,7 +257,7 @@ TEST(T1Reader, OutputsWithAFillAreInitialised) {
                         "\"FillType\": \"Constant\",\n                \"FillValue\": 0.0",
                         "\"FillType\": \"BinaryRaw\""),
                "weighted_sum");
-  EXPECT_NE(bad.find("argument 'z' FillType 'BinaryRaw' is not supported"), std::string::npos)
+  EXPECT_NE(bad.find("argument 'z' FillType BinaryRaw has no DataSource"), std::string::npos)
       << bad;
 }
 

@@ -1,0 +1,18 @@
+// out = in^T for a rows x cols matrix: one thread per element, reading along a row of `in`
+// and writing down a column of `out`.
+__global__ void transpose(float* out, const float* in, int rows, int cols) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  __shared__ float gputune_out_tile[32][8];
+  if (x < cols && y < rows) {
+    gputune_out_tile[threadIdx.x][threadIdx.y] = in[y * cols + x];
+  }
+  __syncthreads();
+  {  // stage_shared: thread t of the block stores word (t / 8, t % 8) of the tile
+    const int gputune_t = threadIdx.y * 32 + threadIdx.x;
+    const long long gputune_a = gputune_t / 8;
+    const long long gputune_b = gputune_t % 8;
+    if (gputune_a + 32*(long long)blockIdx.x < (long long)cols && gputune_b + 8*(long long)blockIdx.y < (long long)rows)
+      out[(long long)rows*gputune_a + gputune_b + 32*(long long)rows*(long long)blockIdx.x + 8*(long long)blockIdx.y] = gputune_out_tile[gputune_a][gputune_b];
+  }
+}
