@@ -150,13 +150,15 @@ Spec spec_from_text(const std::string& text, const std::string& path,
                     const ProblemOverrides& overrides = {});
 ProblemInfo problem_info(const Spec& spec);
 std::string workload_title(const Spec& spec);  // "spaces/transpose.yaml n=8192"
-std::vector<std::string> shipped_spec_paths();
 
 struct ShippedSpec {
   std::string name, path, description;
   uint64_t variants = 0, product = 0;
   bool variants_estimated = false;  // from a sample of a product too large to walk
   std::string error;                // why it does not load; empty when it does
+  // {"name", "path", "description", "variants", "product"} (or "error"): a row of
+  // `gputune list --json`, and of Python's specs().
+  std::string json() const;
 };
 std::vector<ShippedSpec> shipped_spec_list();
 

@@ -13,9 +13,10 @@
                      block=["THREADS"], grid=["ceil(n / THREADS)"], problem={"n": n},
                      reference=[2 * x])
 
-The command line's other commands are here too: ``best``, ``release`` (and ``release_dump``),
+Every other command of the command line is here too: ``best``, ``workloads`` (show), ``specs``
+(list), ``analyze``, ``transforms``, ``source``, ``select``, ``release`` (and ``release_dump``),
 ``merge``, ``import_kernel_tuner`` (import kt-cache), ``export`` (recordings, or T4 with
-``format="t4"``) and ``plan``; each returns what the command writes with ``--json``.
+``format="t4"``) and ``plan``; those that have ``--json`` return what it writes.
 
 Without a GPU: ``compile_only=True`` compiles every variant with NVRTC (``arch="sm_90"``), and
 ``replay="recording.csv"`` (or a database, given the spec) answers a search from recorded
@@ -34,7 +35,7 @@ from .commands import export, import_kernel_tuner, merge, plan, release, release
 from .engine import source, transforms, variant_source
 from .results import Results
 from .select import select
-from .session import best, gpus, load, search, search_options, strategies, workloads
+from .session import best, gpus, load, search, search_options, specs, strategies, workloads
 from .tuning import Arg, Constant, Out, tune
 
 __all__ = ["search", "tune", "select", "load", "workloads", "best", "gpus", "Results", "Arg",
@@ -42,5 +43,5 @@ __all__ = ["search", "tune", "select", "load", "workloads", "best", "gpus", "Res
            "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
            "IoError", "InternalError", "strategies", "search_options", "transforms", "source",
            "variant_source", "release", "release_dump", "merge", "import_kernel_tuner", "export",
-           "plan"]
+           "plan", "specs"]
 __version__ = "0.1.0"

@@ -422,7 +422,11 @@ PYBIND11_MODULE(_core, m) {
       py::arg("best_db") = "");
   m.def("export_recording", &export_workload, py::arg("db"), py::arg("workload"), py::arg("path"));
   m.def("strategy_names", &strategy_list);
-  m.def("shipped_specs", &shipped_spec_paths);
+  m.def("shipped_specs", [] {
+    py::list out;
+    for (const ShippedSpec& spec : shipped_spec_list()) out.append(from_json(spec.json()));
+    return out;
+  });
   m.def("list_gpus", [] {
     py::list out;
     for (const DeviceInfo& d : gpus()) out.append(device_dict(d));

@@ -19,6 +19,14 @@ def gpus():
     return _core.list_gpus()
 
 
+def specs():
+    """The specs shipped with gputune (and those in $GPUTUNE_SPACES), as ``gputune list --json``
+    gives them: a dict each with name, path, description, variants (valid configs, and
+    variants_estimated where counted from a sample) and product (the whole space), or an error
+    saying why the spec does not load. A name is what search(), best() and load() take."""
+    return _core.shipped_specs()
+
+
 def strategies():
     """Names of the search strategies."""
     return list(_core.strategy_names())
