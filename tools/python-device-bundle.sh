@@ -17,7 +17,7 @@ if [ "$(cat "$build/REV" 2>/dev/null)" != "$rev" ]; then
   cmake -S "$build/source" -B "$build/core" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DGPUTUNE_TESTS=OFF -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" \
     $(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) >/dev/null
-  ninja -C "$build/core" -j "${JOBS:-1}" gputune_core_archive
+  ninja -C "$build/core" -j "${JOBS:-1}" gputune_core_archive gputune_engine
   echo "$rev" > "$build/REV"
 fi
 core="$build/core/libgputune_core_archive.a"
@@ -25,6 +25,9 @@ rm -rf .pybundle
 mkdir -p .pybundle/lib
 git archive "$rev" include python spaces kernels tools/python-device-tests.sh | tar -x -C .pybundle
 cp "$core" .pybundle/libgputune_core.a
+# The transformation engine, a shared library of its own (Clang inside, src/engine/CMakeLists.txt):
+# the core calls it, so gputune._core loads it from beside itself, as in an installed package.
+cp "$build/core/libgputune_engine.so" .pybundle/lib/
 for lib in libyaml-cpp.so.0.7 libsqlite3.so.0 libmuparser.so.2; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" .pybundle/lib/
 done

@@ -47,8 +47,9 @@ struct AnalysisOutcome {
   std::vector<std::pair<std::string, double>> stall_shares;
   std::vector<std::pair<std::string, double>> throughput_pct;
   double profile_s = 0;
-  bool stored = false;  // the counters went to (or came from) the database
-  std::string source;   // "ncu"
+  bool stored = false;                // the counters went to (or came from) the database
+  std::string source;                 // "ncu"
+  std::vector<std::string> warnings;  // as SearchOutcome::warnings (the spec's)
 };
 
 // What a counter is: ncu's base unit ("%", "ns", "inst", ...; "" for plain numbers) and the
@@ -101,6 +102,7 @@ struct AnalyzeManyOutcome {
   double compile_s = 0, profile_s = 0;  // wall time of the two phases
   bool interrupted = false;             // stopped early; what was profiled is stored
   std::string unavailable;              // no variant can be profiled: why (no ncu, permission)
+  std::vector<std::string> warnings;    // as SearchOutcome::warnings (the spec's)
 };
 
 // Throws Error for misuse (no measured workload for --all/--top, a bad --configs line).

@@ -125,6 +125,9 @@ struct SearchOutcome {
   size_t compile_failures() const;
   // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
   bool measuring_rank = false;
+  // For the user, one sentence each (the spec's, a database on a network file system, ranks
+  // lost, ...): the command line prints them on stderr, Python raises them as warnings.
+  std::vector<std::string> warnings;
 };
 
 // Runs `gputune search`. `progress` is called after each evaluation; the search ends after
@@ -150,13 +153,15 @@ Spec spec_from_text(const std::string& text, const std::string& path,
                     const ProblemOverrides& overrides = {});
 ProblemInfo problem_info(const Spec& spec);
 std::string workload_title(const Spec& spec);  // "spaces/transpose.yaml n=8192"
-std::vector<std::string> shipped_spec_paths();
 
 struct ShippedSpec {
   std::string name, path, description;
   uint64_t variants = 0, product = 0;
   bool variants_estimated = false;  // from a sample of a product too large to walk
   std::string error;                // why it does not load; empty when it does
+  // {"name", "path", "description", "variants", "product"} (or "error"): a row of
+  // `gputune list --json`, and of Python's specs().
+  std::string json() const;
 };
 std::vector<ShippedSpec> shipped_spec_list();
 
@@ -186,6 +191,14 @@ void export_workload(const std::string& db, int64_t workload, const std::string&
 // One workload's every attempt as T4 results (the JSON results format shared by autotuners,
 // schema version 1.0.0), times in milliseconds.
 std::string t4_results(const std::string& db, int64_t workload);
+// Writes each workload (`workload`: only that one) as FOLDER/workload-ID.t4.json; returns each
+// file written with its workload, as export_recordings does.
+std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,
+                                                            const std::string& folder,
+                                                            std::optional<int64_t> workload = {});
+// The files an export wrote, as JSON text (`gputune export --json`, Python's export()): an
+// array of {"path", "workload", "attempts", "ok"}.
+std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>>& written);
 
 // Kernel Tuner results (a cache file written with cache=, or store_results output) stored as a
 // workload of `spec`'s kernel at its problem values, so that searches of that kernel learn from
@@ -194,8 +207,12 @@ std::string t4_results(const std::string& db, int64_t workload);
 struct PriorImport {
   int64_t workload = 0;
   int64_t ok = 0, failures = 0;
-  int64_t outside = 0;              // results that are no config of the spec's space
-  std::set<std::string> defaulted;  // spec parameters the file lacks
+  int64_t outside = 0;                // results that are no config of the spec's space
+  std::set<std::string> defaulted;    // spec parameters the file lacks
+  std::vector<std::string> warnings;  // as SearchOutcome::warnings
+  // `gputune import kt-cache --json`, Python's import_kernel_tuner(): {"workload", "ok",
+  // "failures", "outside", "defaulted"}.
+  std::string json() const;
 };
 PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
 
@@ -210,8 +227,13 @@ struct MergedDatabase {
   int64_t kept = 0;      // ... where the output's still counts
   int64_t searches_copied = 0;
 };
-std::vector<MergedDatabase> merge_databases(const std::string& output,
-                                            const std::vector<std::string>& inputs);
+struct MergeOutcome {
+  std::vector<MergedDatabase> inputs;  // in the order given
+  std::vector<std::string> warnings;   // as SearchOutcome::warnings
+  // `gputune merge --json`, Python's merge(): an array with each input's counts, in order.
+  std::string json() const;
+};
+MergeOutcome merge_databases(const std::string& output, const std::vector<std::string>& inputs);
 
 // The shards of a tuning campaign (gputune plan): every spec at every combination of the sweep's
 // problem values is one workload; several workloads are dealt to the shards in turn (workload i
@@ -240,6 +262,9 @@ struct PlannedShard {
   std::vector<std::string> commands;  // the gputune search command lines that run the shard
 };
 std::vector<PlannedShard> plan_campaign(const CampaignRequest& request);
+// `gputune plan --json`, Python's plan(): an array of {"shard", "of", "db", "workloads":
+// [{"spec", "set", "title", "configs"}], "commands"}.
+std::string plan_json(const std::vector<PlannedShard>& shards);
 
 std::vector<std::string> strategy_list();
 std::vector<DeviceInfo> gpus();

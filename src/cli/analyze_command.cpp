@@ -144,12 +144,14 @@ int run(const std::vector<std::string>& args) {
     many.unprofiled = vm.count("unprofiled") > 0;
     const std::atomic<bool>& stop = install_interrupt_handler();
     const AnalyzeManyOutcome outcome = analyze_many(many, print_analyze_progress, &stop);
+    print_warnings(outcome.warnings);
     std::cout << (vm.count("json") ? analyze_many_json(outcome) : analyze_many_table(outcome));
     std::cerr << analyze_many_summary(outcome, request.db.value_or(""));
     if (!outcome.unavailable.empty()) return EX_UNAVAILABLE;
     return outcome.profiled > 0 || outcome.variants.empty() ? 0 : EX_UNAVAILABLE;
   }
   const AnalysisOutcome outcome = analyze(request);
+  print_warnings(outcome.warnings);
   if (vm.count("json")) {
     std::cout << json_text(analysis_json(outcome), 2) << "\n";
   } else if (outcome.profiled) {

@@ -34,9 +34,14 @@ int run(const std::vector<std::string>& args) {
                 "gputune import kt-cache: no FILE; expected the Kernel Tuner cache or "
                 "store_results JSON file");
   }
-  const Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  const Spec spec = open_spec_of(vm);
   const std::string db = vm["db"].as<std::string>();
   const PriorImport imported = import_kernel_tuner(vm["file"].as<std::string>(), spec, db);
+  print_warnings(imported.warnings);
+  if (vm.count("json")) {
+    std::cout << imported.json() << "\n";
+    return 0;
+  }
   std::cout << db << ": workload " << imported.workload << ": " << imported.ok << " ok, "
             << imported.failures << " failed";
   if (imported.outside > 0) {

@@ -10,15 +10,15 @@
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "process/gpu_list.h"
+#include "profile/analysis_outcome.h"
+#include "profile/config_assignments.h"
+#include "profile/variant_counters.h"
 #include "run/cuda_driver.h"
 #include "run/runner.h"
 #include "search/matching_workloads.h"
 #include "search/report.h"
 #include "search/search.h"
-#include "session/analysis_outcome.h"
-#include "session/config_assignments.h"
 #include "session/search_parts.h"
-#include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -87,6 +87,7 @@ AnalysisOutcome analyze(const AnalyzeRequest& request) {
   const uint64_t index = requested_index(request, problem, workloads, workload, gpu, db);
 
   AnalysisOutcome outcome;
+  outcome.warnings = problem.spec().warnings;
   outcome.config = problem.space().json(index);
   CounterResult result;
   if (request.profiler == "cupti") {

@@ -3,9 +3,11 @@
 // kernel learn from (search/prior.h) like any other workload. The file is read and checked by
 // session/kernel_tuner_results.cpp.
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "search/search.h"
 #include "session/kernel_tuner_results.h"
@@ -32,7 +34,7 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
   device.name = results.device_name;
   // Never the toolchain of a search, so an import stays a workload of its own.
   const WorkloadKey key = workload_key(problem, device, "imported from Kernel Tuner");
-  auto store = open_writable_store(db);
+  auto store = open_writable_store(db, &report.warnings);
   report.workload = store->workload(key);
   store->commit(report.workload, results.measurements);
   for (const Measurement& m : results.measurements) {
@@ -41,6 +43,15 @@ PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const
     }
   }
   return report;
+}
+
+std::string PriorImport::json() const {
+  return json_text(nlohmann::json{{"workload", workload},
+                                  {"ok", ok},
+                                  {"failures", failures},
+                                  {"outside", outside},
+                                  {"defaulted", defaulted}},
+                   2);
 }
 
 }  // namespace gputune

@@ -73,6 +73,7 @@ SelectOutcome select_config(const SelectRequest& request) {
     spec = open_spec(request.spec_or_kernel, request.overrides);  // a broken spec is an error
   }
   if (spec) {
+    out.warnings = spec->warnings;
     out.kernel = spec->kernel_name.text;
     source_hash = spec->source_hash();
     // The problem values only: the space is never counted (problem_info would walk it).
@@ -97,7 +98,7 @@ SelectOutcome select_config(const SelectRequest& request) {
     const runtime::Selector selector =
         runtime::Selector::open(request.dbs, runtime::Options{request.strict});
     out.selection = selector.select(out.kernel, problem, device, source_hash);
-    out.warnings = selector.warnings();
+    for (const std::string& warning : selector.warnings()) out.warnings.push_back(warning);
   } catch (const runtime::RuntimeError& e) {
     throw Error(ErrorCode::kDb, e.what());
   }

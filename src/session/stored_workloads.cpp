@@ -1,7 +1,9 @@
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "replay/replay.h"
 #include "search/matching_workloads.h"
@@ -91,6 +93,14 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::s
 void export_workload(const std::string& db, int64_t workload, const std::string& path) {
   auto store = open_existing_store(db);
   export_recording(*store, workload, path, "", shipped_data_root());
+}
+
+std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>>& written) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [path, w] : written) {
+    out.push_back({{"path", path}, {"workload", w.id}, {"attempts", w.attempts}, {"ok", w.ok}});
+  }
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

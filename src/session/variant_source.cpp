@@ -6,7 +6,7 @@
 #include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "gputune/transforms.h"
-#include "session/config_assignments.h"
+#include "profile/config_assignments.h"
 #include "space/problem.h"
 
 namespace gputune {

@@ -28,6 +28,40 @@ TEST(FormatsCli, T1FileRunsCompileOnly) {
       << result.out;
 }
 
+// The T1 reader returns what it noticed (Spec::warnings); the session hands it on in the
+// outcome, and the command line prints each once, whether the session or the command opened
+// the spec.
+TEST(FormatsCli, AT1DefaultOutsideItsValuesIsWarnedOnceOnStderr) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gputune_t1_warn_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string t1 = (dir / "scaled_sum.json").string();
+  {
+    std::ifstream in(test::source_dir() + "/tests/formats/scaled_sum.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = "\"Default\": 1\n";
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), "\"Default\": 3\n");
+    std::ofstream(t1) << text;
+  }
+  fs::copy(test::source_dir() + "/tests/formats/scaled_sum.cu", dir / "scaled_sum.cu");
+  const std::string warning = "gputune: warning: " + t1 + ":19:";
+  const auto count = [](const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  for (const std::string& command :
+       {"search " + t1 + " --compile-only --arch sm_90 -j 2", "transforms " + t1}) {
+    const CommandResult result = run_gputune(command);
+    EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.err;
+    EXPECT_EQ(count(result.err, warning), 1u) << command << "\n" << result.err;
+    EXPECT_NE(result.err.find("'TILE' Default 3 is not among its Values"), std::string::npos)
+        << result.err;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(FormatsCli, T1FileWithConstantMemoryRunsCompileOnly) {
   const std::string t1 = test::source_dir() + "/tests/formats/weighted_sum.json";
   CommandResult result = run_gputune("search " + t1 + " --compile-only --arch sm_90 -j 2");
