@@ -189,9 +189,11 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(
     const std::string& commit = "");
 void export_workload(const std::string& db, int64_t workload, const std::string& path);
 // One workload's every attempt as T4 results (the JSON results format shared by autotuners,
-// schema version 1.0.0), times in milliseconds.
+// schema version 1.0.0), times in milliseconds, with a "workload" member that says what they
+// measured: kernel, spec, problem values, GPU, toolchain.
 std::string t4_results(const std::string& db, int64_t workload);
-// Writes each workload (`workload`: only that one) as FOLDER/workload-ID.t4.json; returns each
+// Writes each workload (`workload`: only that one) named as its recording is (spec, problem,
+// GPU; FOLDER/SPEC_PROBLEM_GPU.t4.json, an id added where two would share a name); returns each
 // file written with its workload, as export_recordings does.
 std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,
                                                             const std::string& folder,
@@ -203,18 +205,32 @@ std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>
 // Kernel Tuner results (a cache file written with cache=, or store_results output) stored as a
 // workload of `spec`'s kernel at its problem values, so that searches of that kernel learn from
 // them as prior data. Configs are matched by parameter name; a parameter Kernel Tuner did not
-// tune takes the spec's baseline value; times become samples, failed configs failures.
+// tune takes the spec's baseline value; times become samples, failed configs failures. The same
+// file imported again stores nothing new. `gpu`: the compute capability and SM count of the GPU
+// the results were measured on (0: the file's, where it holds Kernel Tuner's environment);
+// `gputune release` compiles for the one and needs both, so results without them are prior data
+// only.
+struct ImportedGpu {
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+};
 struct PriorImport {
   int64_t workload = 0;
-  int64_t ok = 0, failures = 0;
+  int64_t ok = 0, failures = 0;       // stored now
+  int64_t unchanged = 0;              // stored already as they are: not stored again
   int64_t outside = 0;                // results that are no config of the spec's space
   std::set<std::string> defaulted;    // spec parameters the file lacks
   std::vector<std::string> warnings;  // as SearchOutcome::warnings
+  DeviceInfo device;                  // the GPU as stored: name, compute capability, SM count
+  bool releasable() const { return device.cc_major > 0 && device.sm_count > 0; }
   // `gputune import kt-cache --json`, Python's import_kernel_tuner(): {"workload", "ok",
-  // "failures", "outside", "defaulted"}.
+  // "failures", "unchanged", "outside", "defaulted", "gpu": {"name", "compute_capability",
+  // "sm_count"}, "releasable"}.
   std::string json() const;
 };
-PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
+PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db,
+                                const ImportedGpu& gpu = {});
+// "9.0" or "9" -> {9, 0}; nullopt for text that is no compute capability.
+std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
 
 // Databases from several machines or shards merged into `output` (created if missing), one
 // input at a time, each in one transaction. A variant both measured counts the lower median (an

@@ -167,7 +167,8 @@ const std::vector<Row>& rows() {
        flag(&SearchRequest::replay_unverified)},
       {{"shard", "K/N", "",
         "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
-        "a Slurm job array; give each shard its own --db and merge them (gputune merge OUT.db shard-*.db)"},
+        "a Slurm job array; give each shard its own --db and merge them (gputune merge OUT.db "
+        "shard-*.db)"},
        text_of(&SearchRequest::shard)},
   };
   return kRows;

@@ -5,6 +5,7 @@
 
 #include "gputune/error.h"
 #include "gputune/results.h"
+#include "gputune/session.h"
 #include "gputune/spec.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -48,18 +49,14 @@ runtime::DeviceDescription device_of(const SelectRequest& request) {
                     (request.cc.empty() ? "no" : "a") + " capability and " +
                     (request.sm_count > 0 ? "an" : "no") + " SM count)");
   }
-  const size_t dot = request.cc.find('.');
-  char* end = nullptr;
-  const long major = std::strtol(request.cc.c_str(), &end, 10);
-  const long minor =
-      dot == std::string::npos ? 0 : std::strtol(request.cc.c_str() + dot + 1, &end, 10);
-  if (major <= 0 || *end != '\0') {
+  const auto cc = parse_compute_capability(request.cc);
+  if (!cc) {
     throw Error(ErrorCode::kUsage, "--cc '" + request.cc +
                                        "' is not a compute capability; expected MAJOR.MINOR, "
                                        "as 9.0 for an H100");
   }
-  return runtime::DeviceDescription::described(request.device_name, static_cast<int>(major),
-                                               static_cast<int>(minor), request.sm_count);
+  return runtime::DeviceDescription::described(request.device_name, cc->first, cc->second,
+                                               request.sm_count);
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // T4, the results format shared by autotuners (schema: odgaard/TuningSchema results-schema.json,
 // version 1.0.0): one entry per stored attempt, times in milliseconds as Kernel Tuner writes them.
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/config_codec.h"
@@ -66,27 +64,27 @@ std::string t4_results(const std::string& db, int64_t workload) {
   const StoredWorkload stored = load_stored(db, workload);
   nlohmann::json results = nlohmann::json::array();
   for (const AttemptInfo& attempt : stored.history) results.push_back(t4_entry(attempt));
-  nlohmann::json document = {{"schema_version", "1.0.0"}, {"results", results}};
-  return json_text(document, 2) + "\n";
-}
-
-std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,
-                                                            const std::string& folder,
-                                                            std::optional<int64_t> workload) {
-  std::vector<std::pair<std::string, WorkloadInfo>> written;
-  const std::vector<WorkloadInfo> stored = stored_workloads(db);
-  std::filesystem::create_directories(folder);
-  for (const WorkloadInfo& w : stored) {
-    if (workload && w.id != *workload) continue;
-    const std::string path =
-        (std::filesystem::path(folder) / ("workload-" + std::to_string(w.id) + ".t4.json"))
-            .string();
-    std::ofstream out(path);
-    out << t4_results(db, w.id);
-    if (!out) throw Error(ErrorCode::kIo, path + ": cannot write the T4 results");
-    written.emplace_back(path, w);
+  const WorkloadInfo& w = stored.summary;
+  nlohmann::json problem = nlohmann::json::object();
+  if (const auto values = problem_from_json(w.problem_json)) {
+    for (const auto& [name, value] : *values) problem[name] = value;
   }
-  return written;
+  // Not a member of the T4 schema (which allows others): a file read on its own says which
+  // kernel, problem and GPU its results are of.
+  const nlohmann::json about = {{"kernel", w.kernel_name},
+                                {"spec", w.spec_path},
+                                {"spec_hash", w.spec_hash},
+                                {"source_hash", w.source_hash},
+                                {"problem", problem},
+                                {"gpu",
+                                 {{"name", w.device.name},
+                                  {"compute_capability", std::to_string(w.device.cc_major) + "." +
+                                                             std::to_string(w.device.cc_minor)},
+                                  {"sm_count", w.device.sm_count}}},
+                                {"toolchain", w.nvrtc_version}};
+  nlohmann::json document = {
+      {"schema_version", "1.0.0"}, {"workload", about}, {"results", results}};
+  return json_text(document, 2) + "\n";
 }
 
 }  // namespace gputune

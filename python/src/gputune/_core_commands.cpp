@@ -97,11 +97,28 @@ void bind_commands(py::module_& m) {
       py::arg("output"), py::arg("inputs"));
   m.def(
       "import_kernel_tuner",
-      [](const std::string& file, const Spec& spec, const std::string& db) {
-        const PriorImport imported = import_kernel_tuner(file, spec, db);
+      [](const std::string& file, const Spec& spec, const std::string& db, const std::string& cc,
+         int sm_count) {
+        ImportedGpu gpu;
+        if (!cc.empty()) {
+          const auto parsed = parse_compute_capability(cc);
+          if (!parsed) {
+            throw Error(ErrorCode::kUsage, "cc='" + cc +
+                                               "' is not a compute capability; expected "
+                                               "MAJOR.MINOR, as '9.0' for an H100");
+          }
+          gpu.cc_major = parsed->first;
+          gpu.cc_minor = parsed->second;
+        }
+        if (sm_count < 0) {
+          throw Error(ErrorCode::kUsage, "sm_count=" + std::to_string(sm_count) +
+                                             ": expected the GPU's number of SMs, as 132");
+        }
+        gpu.sm_count = sm_count;
+        const PriorImport imported = import_kernel_tuner(file, spec, db, gpu);
         return with_warnings(imported.json(), imported.warnings);
       },
-      py::arg("file"), py::arg("spec"), py::arg("db"));
+      py::arg("file"), py::arg("spec"), py::arg("db"), py::arg("cc") = "", py::arg("sm_count") = 0);
   m.def("export", &exported, py::arg("db"), py::arg("folder"), py::arg("workload") = py::none(),
         py::arg("format") = "recording", py::arg("commit") = "");
 }

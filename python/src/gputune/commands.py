@@ -69,11 +69,16 @@ def merge(output, inputs):
     return merged["result"]
 
 
-def import_kernel_tuner(file, spec, *, set=None, db="gputune.db"):
+def import_kernel_tuner(file, spec, *, set=None, db="gputune.db", cc=None, sm_count=None):
     """Stores a Kernel Tuner cache file or store_results output as prior data for ``spec``'s
     kernel at its problem values (``gputune import kt-cache FILE --spec SPEC``); returns
-    ``gputune import kt-cache --json``'s record: workload, ok, failures, outside, defaulted."""
-    imported = _core.import_kernel_tuner(os.fspath(file), open_spec(spec, set), os.fspath(db))
+    ``gputune import kt-cache --json``'s record: workload, ok, failures, unchanged, outside,
+    defaulted, gpu, releasable. Importing the same file again stores nothing new. ``cc`` ("9.0")
+    and ``sm_count`` (132) name the GPU it was measured on, so that release() can ship the
+    results (a file that holds Kernel Tuner's environment gives them itself)."""
+    imported = _core.import_kernel_tuner(os.fspath(file), open_spec(spec, set), os.fspath(db),
+                                         "" if cc is None else str(cc),
+                                         0 if sm_count is None else int(sm_count))
     warn_all(imported["warnings"])
     return imported["result"]
 
@@ -81,8 +86,9 @@ def import_kernel_tuner(file, spec, *, set=None, db="gputune.db"):
 def export(db="gputune.db", out=".", *, workload=None, format="recording", commit=""):
     """Writes a database's workloads (or one) into the folder ``out`` (``gputune export``):
     text recordings that ``search(replay=...)`` answers from, or with ``format="t4"`` T4
-    results (workload-ID.t4.json). Returns ``gputune export --json``'s list of the files
-    written: path, workload, attempts, ok."""
+    results (SPEC_PROBLEM_GPU.t4.json, named as recordings are, with a "workload" member naming
+    kernel, problem and GPU). Returns ``gputune export --json``'s list of the files written:
+    path, workload, attempts, ok."""
     written = _core.export(os.fspath(db), os.fspath(out),
                            None if workload is None else int(workload), format, commit)
     if not written:
