@@ -107,6 +107,9 @@ def test_show_best_and_python_give_one_workload_shape(tmp_path):
     assert best == gputune.best(RECORDED_SPEC, set={"n": 4096}, db=db) == shown
     listing = gputune.workloads(db)
     assert listing.best_ms[0] == w["best"]["median_ms"] and listing.workload[0] == w["workload"]
+    # Nothing at another size: the error names the size that was measured, as the CLI's does.
+    with pytest.raises(gputune.DbError, match="measured at n=4096, not at n=2048"):
+        gputune.best(RECORDED_SPEC, set={"n": 2048}, db=db)
 
 
 def test_merge_gives_the_clis_counts(tmp_path):

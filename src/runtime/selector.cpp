@@ -139,6 +139,7 @@ Selection Selector::select_unguarded(const std::string& kernel, const ProblemVal
   std::ostringstream explain;
 
   std::vector<LayerKernel> candidates;
+  std::string other_sources;  // "FILE (source hash H)" of each layer tuned on another source
   for (size_t l = 0; l < state.layers.size(); ++l) {
     const ReleaseFile& file = *state.layers[l];
     for (const ReleaseKernel& k : file.kernels()) {
@@ -147,6 +148,8 @@ Selection Selector::select_unguarded(const std::string& kernel, const ProblemVal
         state.warn("release database " + file.path() + ": kernel '" + kernel +
                    "' was tuned on source hash " + k.source_hash + ", the application's is " +
                    source_hash + "; its results are not used (rebuild the release database)");
+        other_sources += (other_sources.empty() ? "" : ", ") + file.path() + " (source hash " +
+                         k.source_hash + ")";
         continue;
       }
       std::shared_ptr<KernelRules> rules;
@@ -177,10 +180,15 @@ Selection Selector::select_unguarded(const std::string& kernel, const ProblemVal
   std::string layer;
   bool answered = false;
   if (candidates.empty()) {
-    explain << "no release database holds kernel '" << kernel << "'"
-            << (state.layers.empty() ? " (none opened)" : "")
-            << ": the application's own default applies\n";
-    const std::string cause = "no release database holds kernel '" + kernel + "'";
+    // A kernel tuned on another source is the likelier cause than none at all: say so.
+    const std::string cause =
+        other_sources.empty()
+            ? "no release database holds kernel '" + kernel + "'" +
+                  (state.layers.empty() ? " (none opened)" : "")
+            : "no release database holds kernel '" + kernel + "' tuned on the application's " +
+                  "source (source hash " + source_hash + "): " + other_sources +
+                  " tuned another; rebuild the release database from results of this source";
+    explain << cause << ": the application's own default applies\n";
     if (state.options.strict) throw RuntimeError(cause);
   } else {
     try {

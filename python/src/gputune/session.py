@@ -217,8 +217,9 @@ def best(spec, *, set=None, db="gputune.db"):
     spec_obj = open_spec(spec, set)
     found = [w for w in _core.workloads(os.fspath(db), spec_obj) if "best" in w]
     if not found:
-        raise DbError("nothing measured for %s in %s" % (spec_obj.problem()["title"],
-                                                        os.fspath(db)))
+        raise DbError("nothing measured for %s in %s: %s" % (
+            spec_obj.problem()["title"], os.fspath(db),
+            _core.why_nothing_measured(os.fspath(db), spec_obj)))
     return found
 
 
