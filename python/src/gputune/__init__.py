@@ -25,7 +25,9 @@ results.
 Ctrl-C (a notebook's interrupt) stops a search after the variant in flight. Everything measured
 so far is in the database; search() and tune() then return the partial Results, with
 ``interrupted`` set (run the same call again to resume). Errors raise gputune.Error subclasses
-(SpecError, UsageError, NoGpuError, ...) with the CLI's messages; ``.code`` is the error code.
+(SpecError, UsageError, NoGpuError, ...) with the CLI's messages in Python's spelling
+(``compile_only=True`` where the CLI says ``--compile-only``); ``.code`` is the CLI's exit code
+(an int: 64 usage, 65 spec, 69 no GPU, ...), ``.name`` the error's name ("usage").
 """
 
 from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuError, NvrtcError,

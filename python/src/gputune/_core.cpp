@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <exception>
 #include <iterator>
 #include <map>
@@ -350,13 +351,61 @@ py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& ov
   return analysis_dict(outcome);
 }
 
+// The core's messages name the command line's options ("use --compile-only", "--budget 3
+// parsecs: expected ..."); a Python caller gave keywords. Each option of the search table (and
+// --db) becomes its keyword: a flag "name=True", an option with a value "name=" before
+// its value. A message's own "(x=... in Python)" aside then says nothing new and goes.
+std::string in_python_spelling(const std::string& message) {
+  std::vector<std::pair<std::string, std::string>> spellings = {{"db", "db="}};
+  for (const SearchOption& option : search_options()) {
+    std::string keyword = option.name;
+    std::replace(keyword.begin(), keyword.end(), '-', '_');
+    spellings.emplace_back(option.name, keyword + (option.value.empty() ? "=True" : "="));
+  }
+  // Longest first, so that --replay-unverified is not read as --replay.
+  std::sort(spellings.begin(), spellings.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  };
+  std::string out;
+  for (size_t at = 0; at < message.size();) {
+    bool replaced = false;
+    if (message.compare(at, 2, "--") == 0 && (at == 0 || !word_char(message[at - 1]))) {
+      for (const auto& [name, keyword] : spellings) {
+        const size_t end = at + 2 + name.size();
+        if (message.compare(at + 2, name.size(), name) != 0) continue;
+        if (end < message.size() && word_char(message[end])) continue;
+        out += keyword;
+        at = end;
+        // "--budget 50" and "--budget=50" are both "budget=50".
+        if (keyword.back() == '=' && at < message.size() &&
+            (message[at] == ' ' || message[at] == '=')) {
+          ++at;
+        }
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += message[at++];
+  }
+  for (size_t open = out.find(" ("); open != std::string::npos; open = out.find(" (", open + 1)) {
+    const size_t close = out.find(')', open);
+    if (close != std::string::npos && close >= open + 12 &&
+        out.compare(close - 10, 10, " in Python") == 0 && out.find('(', open + 2) > close) {
+      out.erase(open, close + 1 - open);
+    }
+  }
+  return out;
+}
+
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
   } catch (const Error& e) {
     py::object cls =
         py::module_::import("gputune._errors").attr("error_class")(error_code_name(e.code()));
-    PyErr_SetString(cls.ptr(), e.what());
+    PyErr_SetString(cls.ptr(), in_python_spelling(e.what()).c_str());
   }
 }
 
@@ -394,6 +443,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
+  m.def("why_nothing_measured", &why_nothing_measured, py::arg("db"), py::arg("spec"));
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
   m.def(
