@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Stages what the GPU machine needs to build and test the Python bindings into .pybundle: the
 # core as a static library built here (that machine lacks the yaml-cpp/SQLite headers), the
-# shared libraries it may lack, and the headers, Python sources, specs and kernels, all of one
-# commit (the working tree may hold others' half-written changes; a core and headers of
+# shared libraries it may lack (the engine's libgputune_engine.so among them), and the headers,
+# Python sources, specs, kernels and the tests' recordings and fixtures, all of one commit (the
+# working tree may hold others' half-written changes; a core and headers of
 # different commits crash). Carry .pybundle with the device tool and run
 # .pybundle/tools/python-device-tests.sh there.
 #   REV=<commit, default HEAD> JOBS=<build jobs, default 1> tools/python-device-bundle.sh
@@ -23,7 +24,9 @@ fi
 core="$build/core/libgputune_core_archive.a"
 rm -rf .pybundle
 mkdir -p .pybundle/lib
-git archive "$rev" include python spaces kernels tools/python-device-tests.sh | tar -x -C .pybundle
+# The Python tests read recordings and the test suite's fixtures and formats besides.
+git archive "$rev" include python spaces kernels db/recordings tests/fixtures tests/formats \
+  tools/python-device-tests.sh | tar -x -C .pybundle
 cp "$core" .pybundle/libgputune_core.a
 # The transformation engine, a shared library of its own (Clang inside, src/engine/CMakeLists.txt):
 # the core calls it, so gputune._core loads it from beside itself, as in an installed package.
