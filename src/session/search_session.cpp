@@ -3,7 +3,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,6 +23,7 @@
 #include "process/compile_pool.h"
 #include "process/gpu_list.h"
 #include "process/process_runner.h"
+#include "profile/variant_profilers.h"
 #include "replay/replay.h"
 #include "run/runner.h"
 #include "search/matching_workloads.h"
@@ -33,7 +33,6 @@
 #include "session/problem_info.h"
 #include "session/recording_root.h"
 #include "session/search_parts.h"
-#include "session/variant_profilers.h"
 #include "session/writable_store.h"
 #include "space/problem.h"
 #include "space/signature_check.h"
@@ -248,10 +247,9 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem =
-        std::make_unique<Problem>(recording_problem(recording, recording_root(path, recording),
-                                                    false, request.replay_unverified)
-                                      .spec());
+    recording.info.spec_path = recording_spec_file(path, recording);
+    replay.problem = std::make_unique<Problem>(
+        recording_problem(recording, "", false, request.replay_unverified).spec());
   }
   check_recording_configs(recording, *replay.problem, path);
   replay.counters = std::move(recording.counters);
@@ -322,15 +320,17 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   SearchResult result = run_search(problem, runner, compiler, store, options, progress, stop);
   // The runner goes on past a failing baseline only where it is not the reference: the spec
   // gives the expected outputs, or a check function judges them.
+  std::vector<std::string> baseline_warnings;
   if (result.baseline.status == Status::kOk && !result.baseline.message.empty()) {
     // Arguments it used otherwise than declared (GpuRunner::set_reference).
-    std::cerr << "gputune: warning: " << result.baseline.message << "\n";
+    baseline_warnings.push_back(result.baseline.message);
   } else if (result.baseline.status != Status::kOk) {
     const std::string& why = result.baseline.message;
-    std::cerr << "gputune: warning: the baseline (" << result.baseline.config << ") is "
-              << status_name(result.baseline.status) << ": " << why.substr(0, why.find('\n'))
-              << "; it is stored as such, and the search went on with every variant checked "
-                 "against the expected outputs, not against the baseline\n";
+    baseline_warnings.push_back(
+        "the baseline (" + result.baseline.config + ") is " +
+        status_name(result.baseline.status) + ": " + why.substr(0, why.find('\n')) +
+        "; it is stored as such, and the search went on with every variant checked against the "
+        "expected outputs, not against the baseline");
   }
   auto report = std::make_shared<Report>(
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
@@ -346,6 +346,7 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   report->rtol = problem.spec().rtol;
   report->atol = problem.spec().atol;
   SearchOutcome outcome;
+  outcome.warnings = std::move(baseline_warnings);
   outcome.interrupted = result.record.interrupted;
   outcome.workload = result.workload;
   outcome.device = result.device;
@@ -364,6 +365,11 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
     outcome.profiling_share = profiler.spent_s() / result.record.wall_s;
   }
   return outcome;
+}
+
+std::vector<std::string> with_spec_warnings(const Spec& spec, std::vector<std::string> warnings) {
+  warnings.insert(warnings.begin(), spec.warnings.begin(), spec.warnings.end());
+  return warnings;
 }
 
 }  // namespace search_parts
@@ -393,25 +399,37 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   check_architecture(request.arch, "--arch");
   if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
+  std::vector<std::string> warnings;
   if (!request.replay.empty()) {
     if (request.host_check) {
-      std::cerr << "gputune: warning: a replay cannot run the check function: the variants' "
-                   "statuses are those stored when they were measured (and checked)\n";
+      warnings.push_back(
+          "a replay cannot run the check function: the variants' statuses are those stored "
+          "when they were measured (and checked)");
     }
     Replay replay = open_replay(request);
     if (request.replay_real_time) replay.runner = pace_like_recorded(std::move(replay.runner));
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
-    auto store = open_writable_store(db);
+    auto database = open_writable_store(db, &warnings);
+    auto store = keep_answered(*database);
     // The recording's copy bandwidth (a database's, for its device): 0 when it has none.
     auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters, kProfileStartS,
                                            replay.runner->measure_copy_bandwidth());
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, *profiler, true, progress, stop);
     store_replayed_counters(*replay.problem, replay.counters, outcome.workload, *store);
+    const auto unanswered =
+        std::count_if(outcome.evaluated.begin(), outcome.evaluated.end(), is_unrecorded);
+    if (unanswered > 0) {
+      warnings.push_back(std::to_string(unanswered) + " of the configs the search chose " +
+                         (unanswered == 1 ? "is" : "are") + " not in " + request.replay +
+                         "; nothing is stored for them, so a search on a GPU measures them");
+    }
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();
+    warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
+    outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
     return outcome;
   }
   if (!request.inline_spec && request.spec.empty()) {
@@ -424,18 +442,14 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
                     " says check: none, and a check function was given; expected one of them "
                     "(drop check: none to have the function judge the outputs)");
   }
-  if (!problem.baseline_note().empty()) {
-    std::cerr << "gputune: warning: " << problem.baseline_note() << "\n";
-  }
-  if (!problem.engine_note().empty()) {
-    std::cerr << "gputune: warning: " << problem.engine_note() << "\n";
-  }
+  if (!problem.baseline_note().empty()) warnings.push_back(problem.baseline_note());
+  if (!problem.engine_note().empty()) warnings.push_back(problem.engine_note());
   // Before anything compiles. Python's arrays are their bytes: a wrong element type is an error.
   SignatureRules signature_rules;
   signature_rules.element_types_must_match = request.inline_spec.has_value();
   for (const std::string& warning : check_signatures(problem, signature_rules)) {
     if (request.strict) throw ArgumentMismatch(warning + " (an error with --strict)");
-    std::cerr << "gputune: warning: " << warning << "\n";
+    warnings.push_back(warning);
   }
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
@@ -455,7 +469,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce,
                                       request.host_check);
     const std::string db = request.db.value_or("gputune.db");
-    auto store = open_writable_store(db);
+    auto store = open_writable_store(db, &warnings);
     NcuLaunch launch;
     launch.device = devices.front();
     launch.timeout_s = 60;
@@ -468,6 +482,8 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   outcome.problem = problem_info_of(problem);
   outcome.spec = problem.spec();
+  warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
+  outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
   return outcome;
 }
 

@@ -170,7 +170,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          max_seconds=None, fast=None, sampling=None, timeout_floor=None, timeout_factor=None,
          compile_only=None, arch=None, replay=None,
          jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True,
-         replay_unverified=None):
+         replay_unverified=None, **search_options):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
     source: the CUDA source (or the path of a .cu file); name: the __global__ function, or a
@@ -400,4 +400,5 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                 compile_only=compile_only, arch=arch, replay=replay,
                 replay_unverified=replay_unverified, progress=progress,
-                what=("compile " if compile_only else "tune ") + base, check=judge)
+                what=("compile " if compile_only else "tune ") + base, judge=judge,
+                **search_options)
