@@ -233,7 +233,7 @@ def main():
     base = {(r["strategy"], r["mode"] in ("one-k", "split")): r for r in runs
             if r["mode"] in ("one", "one-k")}
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    title = (f"## Several GPUs of one host (issue 16): {gpus} x {names[0]}, {args.spec}"
+    title = (f"## Several GPUs of one host (issues 16 and 31): {gpus} x {names[0]}, {args.spec}"
              if gpus > 1 else f"## The MPI path on one GPU (issue 16): {names[0]}, {args.spec}")
     lines = [
         title + f"{' ' + ' '.join(args.set) if args.set else ''}",

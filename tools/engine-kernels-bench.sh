@@ -5,7 +5,8 @@
 # bench/engine/targets.yaml), the best against the naive kernel (the spec's baseline) and against
 # the reference of the same run (copy bandwidth, cuBLAS SGEMM). Appends a section to
 # bench/RESULTS.md (GPU, driver, date, commit) and leaves in $OUT (or the work folder it prints)
-# the same section, the database, each winner's source as the engine rewrote it and what
+# the same section (with each kernel's ablation table, bench/engine_ablation.py), the database,
+# each winner's source as the engine rewrote it and what
 # `gputune transforms` says of each spec.
 #   source tools/device-env.sh && tools/engine-kernels-bench.sh    # after tools/device-bundle.sh
 #   ONLY="matmul nbody" tools/engine-kernels-bench.sh             # some of them (one call each
@@ -43,6 +44,16 @@ for name in $names; do
   "$bin/gputune" source "$spec" --best --db "$db" >"$work/$name.best.cu" 2>"$work/$name.best.err" ||
     echo "   (no winner's source: $work/$name.best.err)"
 done
+
+# Issue 29's ablation: each knob turned back (or on) around each kernel's best.
+"$bin/gputune" export --db "$db" --out "$work/recordings" >/dev/null 2>"$work/export.err" &&
+  {
+    echo
+    echo "What each knob is worth around the best variant (\`bench/engine_ablation.py\` on the"
+    echo "searches above; a ratio is the changed variant's time over the best's):"
+    echo
+    python3 bench/engine_ablation.py "$work"/recordings/*.csv
+  } >>"$section" || echo "   (no ablation: $work/export.err)"
 
 cat "$section" >>bench/RESULTS.md
 echo "appended to bench/RESULTS.md (and in $section)"

@@ -190,6 +190,7 @@ std::vector<std::string> gpus_shared_by_ranks(const std::vector<RankHello>& hell
 
 void put_worker_stats(wire::Writer& w, const WorkerStats& stats) {
   w.i64(stats.restarts).i64(stats.timeouts).i64(stats.crashes);
+  w.i64(stats.compile_jobs).f64(stats.compile_s);
 }
 
 WorkerStats get_worker_stats(wire::Reader& r) {
@@ -197,6 +198,8 @@ WorkerStats get_worker_stats(wire::Reader& r) {
   stats.restarts = r.i64();
   stats.timeouts = r.i64();
   stats.crashes = r.i64();
+  stats.compile_jobs = r.i64();
+  stats.compile_s = r.f64();
   return stats;
 }
 

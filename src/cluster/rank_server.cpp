@@ -103,6 +103,7 @@ class RankServer {
   bool set_reference() {
     Variant variant = problem_.variant(problem_.baseline_index());
     CompiledKernel kernel = compile_now(compiles_, compile_request(problem_, variant, arch_));
+    account(kernel);
     if (!kernel.ok) {
       throw Error(ErrorCode::kSpec,
                   "the baseline does not compile: " + first_error_line(kernel.log));
@@ -120,6 +121,7 @@ class RankServer {
     if (it == compiling_.end()) return;
     Work work = std::move(it->second);
     compiling_.erase(it);
+    account(kernel);
     if (!kernel.ok) {
       send_measured(work.ticket, compile_failure(work.variant, kernel));
       return;
@@ -139,17 +141,25 @@ class RankServer {
     }
   }
 
+  void account(const CompiledKernel& kernel) {
+    if (!kernel.cached) compile_s_ += kernel.compile_ms / 1e3;
+  }
+
   bool send_measured(uint64_t ticket, const Measurement& m) {
     wire::Writer w;
     w.u64(ticket);
     wire::put(w, m);
-    put_worker_stats(w, gpu_.stats());
+    WorkerStats stats = gpu_.stats();
+    stats.compile_jobs = static_cast<int64_t>(compiles_.parallelism());
+    stats.compile_s = compile_s_;
+    put_worker_stats(w, stats);
     return ipc::write_frame(fd_, kRankMeasured, w.take());
   }
 
   int fd_;
   const Problem& problem_;
   CompileService& compiles_;
+  double compile_s_ = 0;  // compiling, module cache hits not counted
   AsyncRunner& gpu_;
   std::string arch_;
   std::deque<std::pair<uint64_t, Candidate>> ready_;

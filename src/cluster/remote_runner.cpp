@@ -190,6 +190,8 @@ WorkerStats RemoteRunner::stats() const {
     sum.restarts += peer.stats.restarts;
     sum.timeouts += peer.stats.timeouts;
     sum.crashes += peer.stats.crashes;
+    sum.compile_jobs += peer.stats.compile_jobs;
+    sum.compile_s += peer.stats.compile_s;
   }
   return sum;
 }

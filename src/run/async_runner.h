@@ -21,6 +21,11 @@ struct WorkerStats {
   int64_t restarts = 0;
   int64_t timeouts = 0;
   int64_t crashes = 0;  // workers that died on their own
+  // Where the runner's workers compile the variants themselves (the ranks of an MPI search):
+  // their compile processes and the seconds those spent compiling (module cache hits not
+  // counted). Zero where the search's own compile service compiles.
+  int64_t compile_jobs = 0;
+  double compile_s = 0;
 };
 
 // A Runner that takes candidates without waiting for them, so that the search compiles while

@@ -212,7 +212,13 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   }
   // The final rounds are measuring too: their GPU time is in gpu_busy_s.
   if (gpu.times_gpus()) record.measuring_s = seconds_since(measuring_start);
-  record.worker_restarts = gpu.stats().restarts;
+  const WorkerStats stats = gpu.stats();
+  record.worker_restarts = stats.restarts;
+  // The ranks of an MPI search compile what they measure: theirs are the compilers that count.
+  if (stats.compile_jobs > 0) {
+    record.jobs = stats.compile_jobs;
+    record.compile_s = stats.compile_s;
+  }
   record.wall_s = seconds_since(start);
   store.update_search(search_id, record);
   return result;

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -78,6 +79,19 @@ TEST_F(MpiSearch, FourRanksMeasureWhatOneProcessMeasures) {
   std::ifstream out(file("out.txt"));
   const std::string text{std::istreambuf_iterator<char>(out), {}};
   EXPECT_NE(text.find("random, 41 measured"), std::string::npos) << text;  // rank 0 reports once
+}
+
+// The ranks compile what they measure: the record counts their compile processes (one each in
+// a replay), not rank 0's, which only hands configs on.
+TEST_F(MpiSearch, TheRecordCountsTheRanksCompilers) {
+  const std::string command = mpirun(2) + "search --replay " + test::source_dir() + kRecording +
+                              " --strategy random --budget 20 --seed 3 --json --db " +
+                              file("mpi.db") + " --mpi > " + file("out.json") + " 2> " +
+                              file("err.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0) << std::ifstream(file("err.txt")).rdbuf();
+  std::ifstream out(file("out.json"));
+  const nlohmann::json json = nlohmann::json::parse(out);
+  EXPECT_EQ(json["search"]["jobs"], 2) << json["search"].dump();
 }
 
 int cut_short(const std::vector<Measurement>& measurements) {

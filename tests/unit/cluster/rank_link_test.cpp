@@ -76,6 +76,24 @@ TEST(RankLink, AWholeFrameIsRead) {
   EXPECT_EQ(payload.size(), 200000u);
 }
 
+// A rank's compile processes and compile time travel with its worker stats: rank 0 only hands
+// configs on, so the ranks' compilers are the search's.
+TEST(RankLink, WorkerStatsCarryTheRanksCompiles) {
+  WorkerStats stats;
+  stats.restarts = 2;
+  stats.compile_jobs = 16;
+  stats.compile_s = 12.5;
+  wire::Writer w;
+  put_worker_stats(w, stats);
+  const std::string bytes = w.take();
+  wire::Reader r(bytes);
+  const WorkerStats read = get_worker_stats(r);
+  EXPECT_EQ(read.restarts, 2);
+  EXPECT_EQ(read.compile_jobs, 16);
+  EXPECT_DOUBLE_EQ(read.compile_s, 12.5);
+  EXPECT_TRUE(r.at_end());
+}
+
 TEST(RankLink, AHelloNamingMillionsOfGpusIsRefused) {
   wire::Writer w;
   w.u32(1).str("host");

@@ -15,6 +15,7 @@
 #include "model/features.h"
 #include "replay/replay.h"
 #include "spec/spec_loader.h"
+#include "test_paths.h"
 
 namespace gputune {
 namespace {
@@ -29,7 +30,7 @@ struct Recorded {
 
 std::vector<Recorded> project_recordings() {
   std::vector<Recorded> out;
-  const fs::path dir = fs::path(GPUTUNE_SOURCE_DIR) / "db" / "recordings";
+  const fs::path dir = fs::path(test::source_dir()) / "db" / "recordings";
   std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".csv") paths.push_back(entry.path());
@@ -40,7 +41,7 @@ std::vector<Recorded> project_recordings() {
     r.name = path.filename().string();
     r.recording = load_recording(path.string());
     r.problem =
-        std::make_unique<Problem>(recording_problem(r.recording, GPUTUNE_SOURCE_DIR).spec());
+        std::make_unique<Problem>(recording_problem(r.recording, test::source_dir()).spec());
     out.push_back(std::move(r));
   }
   return out;

@@ -236,7 +236,7 @@ TEST_F(SyntheticSpaceTest, MisleadingPriorDoesNotTrapTheSearch) {
 // where a model of parameters and problem values alone ranks the smaller size's tiles first
 // (52 evaluations to 95% before); launch geometry carries what the other sizes say.
 TEST_F(SyntheticSpaceTest, LaunchGeometryCarriesSgemmPriorAcrossSizes) {
-  const fs::path dir = fs::path(GPUTUNE_SOURCE_DIR) / "db" / "recordings";
+  const fs::path dir = fs::path(test::source_dir()) / "db" / "recordings";
   const std::string stem = "sgemm_m_%_n_%_k_%_NVIDIA_H200.csv";
   auto path = [&](const std::string& size) {
     std::string name = stem;
