@@ -256,6 +256,15 @@ TEST(StageShared, ALoopAtTheTopLevelWithAnOffsetStartIsStripMined) {
                               "offset_loop.stage_shared_8.cu", {"k"});
 }
 
+// A bound the loop reaches (`<=`), a start other than 0 and a statement before the loop under
+// its condition: the statement keeps the condition, the strips run for every thread.
+TEST(StageShared, AGuardedBandKeepsItsConditionForTheStatementsAroundTheLoop) {
+  SourceKnobs knobs = staged("band_matvec", {64, 1, 1});
+  knobs.stage_shared = 8;
+  test::expect_engine_rewrite(test::engine_fixture("band_matvec_int.cu"), knobs,
+                              "band_matvec.stage_shared_8.cu", {"band_matvec"});
+}
+
 TEST(StageShared, TheVerdictNamesTheStagedLoops) {
   const Analysis analysis = source_engine().analyse(bench_kernel("matmul.cu"), {"stage_shared"});
   ASSERT_EQ(analysis.knobs.size(), 1u);
