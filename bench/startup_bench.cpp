@@ -20,10 +20,10 @@
 
 #include "compile/compiler.h"
 #include "gputune/select.h"
+#include "profile/config_assignments.h"
 #include "run/cuda_driver.h"
 #include "run/scalar_visit.h"
 #include "search/search.h"
-#include "session/config_assignments.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
 

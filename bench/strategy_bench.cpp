@@ -22,9 +22,9 @@
 
 #include "gputune/error.h"
 #include "model/features.h"
+#include "profile/variant_profilers.h"
 #include "replay/replay.h"
 #include "replay_bench.h"
-#include "session/variant_profilers.h"
 #include "strategy/bottleneck_strategy.h"
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"

@@ -12,10 +12,13 @@ nvrtc=$(ls "$cuda"/lib64/libnvrtc.so* "$cuda"/targets/x86_64-linux/lib/libnvrtc.
 suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 cp python/src/gputune/*.py mod/gputune/
 cp -r spaces kernels mod/gputune/  # as an installed package holds them
-g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
-  python/src/gputune/_core.cpp -Wl,--whole-archive libgputune_core.a -Wl,--no-whole-archive lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
-  lib/libmuparser.so.2 "$nvrtc" -ldl -lpthread -Wl,-rpath,"$PWD/lib:$(dirname "$nvrtc")" \
-  -o "mod/gputune/_core$suffix"
+# The engine's shared library beside _core, where $ORIGIN finds it, as pip installs it.
+cp lib/libgputune_engine.so mod/gputune/
+g++ -O1 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude -Ipython/src \
+  python/src/gputune/_core*.cpp -Wl,--whole-archive libgputune_core.a -Wl,--no-whole-archive \
+  mod/gputune/libgputune_engine.so lib/libyaml-cpp.so.0.7 lib/libsqlite3.so.0 \
+  lib/libmuparser.so.2 "$nvrtc" -ldl -lpthread \
+  -Wl,-rpath,'$ORIGIN'":$PWD/lib:$(dirname "$nvrtc")" -o "mod/gputune/_core$suffix"
 export PYTHONPATH="$PWD/mod" GPUTUNE_SPACES="$PWD/spaces" PYTHONUNBUFFERED=1
 export GPUTUNE_EXPORT_DIR="$out" GPUTUNE_EXPORT_RECORDING="$out/tune_in_notebook.recording.csv"
 # The toolkit's NVRTC (and its builtins) first, as tools/device-tests.sh does: the image's Python
@@ -26,7 +29,7 @@ export LD_LIBRARY_PATH="$(dirname "$nvrtc")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   g++ --version | head -1
   python3 -c 'import sys, pybind11; print(sys.version.split()[0], "pybind11", pybind11.__version__)'
   echo "nvrtc: $nvrtc"
-  ldd "mod/gputune/_core$suffix" | grep -E 'nvrtc|stdc|yaml|sqlite|muparser|gomp|not found'
+  ldd "mod/gputune/_core$suffix" | grep -E 'nvrtc|engine|zstd|stdc|yaml|sqlite|muparser|gomp|not found'
   # One compile outside pytest first, so that a crash in NVRTC or the core shows where it is.
   python3 -X faulthandler -c 'import gputune, sys; sys.path.insert(0, "python/tests")
 from scale_kernel import tune_kwargs

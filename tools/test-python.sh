@@ -13,9 +13,21 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 pip=("$venv/bin/python" -m pip -q --disable-pip-version-check)
 "${pip[@]}" install scikit-build-core pybind11
+# The core and engine the C++ build compiled are linked, not compiled a second time
+# (python/CMakeLists.txt, GPUTUNE_CORE_BUILD), where that build has them.
+core=()
+if [ -f "$build/libgputune_core_archive.a" ] && [ -f "$build/libgputune_engine.so" ]; then
+  core=(-C "cmake.define.GPUTUNE_CORE_BUILD=$build")
+  echo "test-python: installing the package, linking the core built in $build" >&2
+else
+  echo "test-python: installing the package, compiling the core (about 10 minutes on two" \
+    "cores; bash tools/build.sh first makes it a link)" >&2
+fi
+started=$SECONDS
 # No build isolation: the build tools above are reused, and so is the CMake build folder.
 CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-$(nproc)}" "${pip[@]}" install --no-build-isolation \
-  -C build-dir="$build/python" "./python[test,progress]"
+  -C build-dir="$build/python" "${core[@]}" "./python[test,progress]"
+echo "test-python: installed in $((SECONDS - started)) s" >&2
 # The command line beside the module, for the tests that compare the two front ends.
 if [ -x "$build/gputune" ]; then export GPUTUNE_CLI="${GPUTUNE_CLI:-$build/gputune}"; fi
 cd python

@@ -27,6 +27,9 @@ struct AnalyzeRequest {
   // "ncu": Nsight Compute runs a launcher program; "cupti": CUPTI's range profiler in a GPU
   // worker, as a search profiles (no SASS-patched branch counts).
   std::string profiler = "ncu";
+  // Profile nothing: the counters `db` already holds for the variant (stored_analysis), on the
+  // first GPU the workload was measured on. No GPU needed.
+  bool stored = false;
 };
 
 struct AnalysisOutcome {
@@ -44,8 +47,9 @@ struct AnalysisOutcome {
   std::vector<std::pair<std::string, double>> stall_shares;
   std::vector<std::pair<std::string, double>> throughput_pct;
   double profile_s = 0;
-  bool stored = false;  // the counters went to (or came from) the database
-  std::string source;   // "ncu"
+  bool stored = false;                // the counters went to (or came from) the database
+  std::string source;                 // "ncu"
+  std::vector<std::string> warnings;  // as SearchOutcome::warnings (the spec's)
 };
 
 // What a counter is: ncu's base unit ("%", "ns", "inst", ...; "" for plain numbers) and the
@@ -93,11 +97,12 @@ struct AnalyzeManyOutcome {
   std::vector<AnalysisOutcome> variants;
   std::vector<double> median_ms;  // parallel to variants; 0 where the database has none
   size_t profiled = 0, compile_failed = 0, failed = 0, batches = 0;
-  size_t already_profiled = 0;  // left out by `unprofiled`
-  size_t compile_cached = 0;    // compiled modules found in the module cache
+  size_t already_profiled = 0;          // left out by `unprofiled`
+  size_t compile_cached = 0;            // compiled modules found in the module cache
   double compile_s = 0, profile_s = 0;  // wall time of the two phases
   bool interrupted = false;             // stopped early; what was profiled is stored
   std::string unavailable;              // no variant can be profiled: why (no ncu, permission)
+  std::vector<std::string> warnings;    // as SearchOutcome::warnings (the spec's)
 };
 
 // Throws Error for misuse (no measured workload for --all/--top, a bad --configs line).

@@ -29,6 +29,8 @@ struct ReleaseSummary {
   std::string output, dump;
   size_t kernels = 0, devices = 0, problems = 0, choices = 0, configs = 0, code = 0;
   std::vector<std::string> code_targets;
+  // Python's release(), and `gputune release --json`: these fields by these names.
+  std::string json() const;
 };
 
 // Builds the release and its dump. `say` hears progress and warnings, a line at a time.

@@ -86,6 +86,12 @@ struct AttemptInfo {
 
 // One Measurement as JSON text, with the fields and names of `gputune search --json`.
 std::string measurement_record(const Measurement& m);
+// One stored workload as JSON text, the one shape of `gputune show --json`, `gputune best
+// --json` and Python's workloads() and best(): workload, spec, spec_hash, source_hash, kernel,
+// problem, device (name, arch, sm_count, driver: as in the search's report), nvrtc_version,
+// attempts, ok, created_at, baseline_index, and where there are such, best and baseline (records
+// as measurement_record writes them) and speedup.
+std::string workload_record(const WorkloadInfo& w);
 // {"A":1,"B":"x"} -> "A=1 B=x"
 std::string config_text(const std::string& config_json);
 

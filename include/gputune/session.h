@@ -125,6 +125,9 @@ struct SearchOutcome {
   size_t compile_failures() const;
   // An MPI rank other than 0: it measured for rank 0, which stores and reports everything.
   bool measuring_rank = false;
+  // For the user, one sentence each (the spec's, a database on a network file system, ranks
+  // lost, ...): the command line prints them on stderr, Python raises them as warnings.
+  std::vector<std::string> warnings;
 };
 
 // Runs `gputune search`. `progress` is called after each evaluation; the search ends after
@@ -139,6 +142,9 @@ std::string compile_only_text(const SearchOutcome& outcome, bool json, bool diag
 // --set's texts as assignments, in order: "m=4096,n=2*m" is two; a comma inside an expression
 // ("n=max(a, b)") is not a separator. Throws Error(kUsage) for an item that is not name=value.
 ProblemOverrides parse_assignments(const std::vector<std::string>& given);
+// " (did you mean 'x'?)" when one of `known` is close enough to `word` to be the one meant (a
+// typo of a command, an option or a name), else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known);
 
 // Specs: a file or a shipped spec's name (catalog: $GPUTUNE_SPACES, the install, the source
 // tree in a development build), or YAML text.
@@ -147,13 +153,15 @@ Spec spec_from_text(const std::string& text, const std::string& path,
                     const ProblemOverrides& overrides = {});
 ProblemInfo problem_info(const Spec& spec);
 std::string workload_title(const Spec& spec);  // "spaces/transpose.yaml n=8192"
-std::vector<std::string> shipped_spec_paths();
 
 struct ShippedSpec {
   std::string name, path, description;
   uint64_t variants = 0, product = 0;
   bool variants_estimated = false;  // from a sample of a product too large to walk
   std::string error;                // why it does not load; empty when it does
+  // {"name", "path", "description", "variants", "product"} (or "error"): a row of
+  // `gputune list --json`, and of Python's specs().
+  std::string json() const;
 };
 std::vector<ShippedSpec> shipped_spec_list();
 
@@ -161,6 +169,10 @@ std::vector<ShippedSpec> shipped_spec_list();
 // With a spec: only the workloads of that spec (and kernel source) at its problem values.
 std::vector<WorkloadInfo> stored_workloads(const std::string& db,
                                            const std::optional<Spec>& spec = std::nullopt);
+// Why `db` (which exists) holds nothing measured for `spec` at its problem values, in words:
+// what it holds of the spec's kernel instead (other problem values, another version of the
+// spec, another kernel source, only failures), else which kernels it does hold.
+std::string why_nothing_measured(const std::string& db, const Spec& spec);
 // One stored workload: its summary, its results as `gputune show` reports them, every attempt.
 struct StoredWorkload {
   WorkloadInfo summary;
@@ -177,20 +189,48 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(
     const std::string& commit = "");
 void export_workload(const std::string& db, int64_t workload, const std::string& path);
 // One workload's every attempt as T4 results (the JSON results format shared by autotuners,
-// schema version 1.0.0), times in milliseconds.
+// schema version 1.0.0), times in milliseconds, with a "workload" member that says what they
+// measured: kernel, spec, problem values, GPU, toolchain.
 std::string t4_results(const std::string& db, int64_t workload);
+// Writes each workload (`workload`: only that one) named as its recording is (spec, problem,
+// GPU; FOLDER/SPEC_PROBLEM_GPU.t4.json, an id added where two would share a name); returns each
+// file written with its workload, as export_recordings does.
+std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,
+                                                            const std::string& folder,
+                                                            std::optional<int64_t> workload = {});
+// The files an export wrote, as JSON text (`gputune export --json`, Python's export()): an
+// array of {"path", "workload", "attempts", "ok"}.
+std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>>& written);
 
 // Kernel Tuner results (a cache file written with cache=, or store_results output) stored as a
 // workload of `spec`'s kernel at its problem values, so that searches of that kernel learn from
 // them as prior data. Configs are matched by parameter name; a parameter Kernel Tuner did not
-// tune takes the spec's baseline value; times become samples, failed configs failures.
+// tune takes the spec's baseline value; times become samples, failed configs failures. The same
+// file imported again stores nothing new. `gpu`: the compute capability and SM count of the GPU
+// the results were measured on (0: the file's, where it holds Kernel Tuner's environment);
+// `gputune release` compiles for the one and needs both, so results without them are prior data
+// only.
+struct ImportedGpu {
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+};
 struct PriorImport {
   int64_t workload = 0;
-  int64_t ok = 0, failures = 0;
-  int64_t outside = 0;              // results that are no config of the spec's space
-  std::set<std::string> defaulted;  // spec parameters the file lacks
+  int64_t ok = 0, failures = 0;       // stored now
+  int64_t unchanged = 0;              // stored already as they are: not stored again
+  int64_t outside = 0;                // results that are no config of the spec's space
+  std::set<std::string> defaulted;    // spec parameters the file lacks
+  std::vector<std::string> warnings;  // as SearchOutcome::warnings
+  DeviceInfo device;                  // the GPU as stored: name, compute capability, SM count
+  bool releasable() const { return device.cc_major > 0 && device.sm_count > 0; }
+  // `gputune import kt-cache --json`, Python's import_kernel_tuner(): {"workload", "ok",
+  // "failures", "unchanged", "outside", "defaulted", "gpu": {"name", "compute_capability",
+  // "sm_count"}, "releasable"}.
+  std::string json() const;
 };
-PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db);
+PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db,
+                                const ImportedGpu& gpu = {});
+// "9.0" or "9" -> {9, 0}; nullopt for text that is no compute capability.
+std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
 
 // Databases from several machines or shards merged into `output` (created if missing), one
 // input at a time, each in one transaction. A variant both measured counts the lower median (an
@@ -203,8 +243,13 @@ struct MergedDatabase {
   int64_t kept = 0;      // ... where the output's still counts
   int64_t searches_copied = 0;
 };
-std::vector<MergedDatabase> merge_databases(const std::string& output,
-                                            const std::vector<std::string>& inputs);
+struct MergeOutcome {
+  std::vector<MergedDatabase> inputs;  // in the order given
+  std::vector<std::string> warnings;   // as SearchOutcome::warnings
+  // `gputune merge --json`, Python's merge(): an array with each input's counts, in order.
+  std::string json() const;
+};
+MergeOutcome merge_databases(const std::string& output, const std::vector<std::string>& inputs);
 
 // The shards of a tuning campaign (gputune plan): every spec at every combination of the sweep's
 // problem values is one workload; several workloads are dealt to the shards in turn (workload i
@@ -233,6 +278,9 @@ struct PlannedShard {
   std::vector<std::string> commands;  // the gputune search command lines that run the shard
 };
 std::vector<PlannedShard> plan_campaign(const CampaignRequest& request);
+// `gputune plan --json`, Python's plan(): an array of {"shard", "of", "db", "workloads":
+// [{"spec", "set", "title", "configs"}], "commands"}.
+std::string plan_json(const std::vector<PlannedShard>& shards);
 
 std::vector<std::string> strategy_list();
 std::vector<DeviceInfo> gpus();

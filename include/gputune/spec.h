@@ -149,6 +149,9 @@ struct SearchSettings {
 struct Spec {
   std::string path;  // the spec file as given
   std::string text;  // the spec file's contents
+  // What reading it noticed that is no error (a T1 Default outside its Values), one sentence
+  // each; a search's outcome carries them on, and each front end shows them its own way.
+  std::vector<std::string> warnings;
   std::string description;
   // Resolved relative to the spec file. A source given as text (Python's tune()) has a name
   // without a folder: its quoted #includes are found in the working directory, by NVRTC and

@@ -18,7 +18,8 @@ def test_imports_without_a_gpu():
     assert isinstance(gputune.gpus(), list)
     assert "random" in gputune.strategies()
     assert issubclass(gputune.SpecError, gputune.Error)
-    assert gputune.SpecError.code == "spec"
+    assert gputune.SpecError.code == 65 and gputune.SpecError.name == "spec"
+    assert gputune.UsageError.code == 64 and gputune.NoGpuError.code == 69
 
 
 def test_spec_errors_carry_file_line_column(tmp_path):
@@ -34,7 +35,7 @@ def test_spec_errors_carry_file_line_column(tmp_path):
         gputune.search(str(spec), compile_only=True, progress=False)
     message = str(caught.value)
     assert re.match(re.escape(str(spec)) + r":6:\d+: ", message), message
-    assert caught.value.code == "spec"
+    assert caught.value.code == 65 and isinstance(caught.value.code, int)
     assert isinstance(caught.value, gputune.Error)
 
 
@@ -42,12 +43,25 @@ def test_usage_errors(repo):
     spec = os.path.join(repo, "spaces", "transpose.yaml")
     with pytest.raises(gputune.UsageError, match="'m' is not a problem value"):
         gputune.search(spec, set={"m": 3}, compile_only=True, progress=False)
-    with pytest.raises(gputune.UsageError, match="budget 3 parsecs"):
+    # In Python's spelling: the keyword the caller gave, not the command line's --budget.
+    with pytest.raises(gputune.UsageError, match="budget=3 parsecs") as caught:
         gputune.search(spec, budget="3 parsecs", replay="nothing.csv", progress=False)
+    assert "--budget" not in str(caught.value)
+    assert caught.value.code == 64
     with pytest.raises(gputune.IoError):
         gputune.search("no-such-spec-anywhere", compile_only=True)
     with pytest.raises(gputune.IoError, match="no such database"):
         gputune.load("no-such.db")
+
+
+def test_no_gpu_error_names_the_python_keyword(repo):
+    if gputune.gpus():
+        pytest.skip("a GPU is here: the search runs")
+    spec = os.path.join(repo, "spaces", "transpose.yaml")
+    with pytest.raises(gputune.NoGpuError, match="compile_only=True") as caught:
+        gputune.search(spec, budget=1, progress=False)
+    assert "--compile-only" not in str(caught.value)
+    assert caught.value.code == 69 and caught.value.name == "no-gpu"
 
 
 def test_tune_errors_name_the_argument_they_came_from(tmp_path):
@@ -290,8 +304,10 @@ def test_a_recording_without_hash_lines_replays_only_when_asked(repo, tmp_path):
             lines.append(line)
     recording = tmp_path / "unhashed.csv"
     recording.write_text("\n".join(lines) + "\n")
-    with pytest.raises(gputune.UsageError, match="replay_unverified=True"):
+    with pytest.raises(gputune.UsageError, match="replay_unverified=True") as caught:
         gputune.search(replay=recording, strategy="random", budget=3, progress=False)
+    assert "--replay-unverified" not in str(caught.value)
+    assert "in Python" not in str(caught.value)
     r = gputune.search(replay=recording, strategy="random", budget=3, progress=False,
                        replay_unverified=True)
     assert r.kind == "search" and len(r.df) >= 3
@@ -378,6 +394,11 @@ def test_tune_check_none_and_what_check_takes():
     _, kwargs = tune_kwargs(compile_only=True, check="off")
     with pytest.raises(gputune.UsageError, match="expected 'none'"):
         gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True, check="baseline")
+    gputune.tune(**kwargs)  # the default, said as search() and --check say it
+    _, kwargs = tune_kwargs(compile_only=True, check="baseline", reference=[np.zeros(3)])
+    with pytest.raises(gputune.UsageError, match="check='baseline' compares with the baseline"):
+        gputune.tune(**kwargs)
 
 
 def test_tune_check_function_misuse_is_refused_before_anything_runs():
@@ -458,7 +479,7 @@ def test_check_function_sees_shaped_read_only_arrays_and_gives_a_verdict():
         _core._call_check(judge, outputs, inputs)
 
 
-def test_a_replay_does_not_call_the_check_function_and_says_so(tmp_path, capfd):
+def test_a_replay_does_not_call_the_check_function_and_says_so(tmp_path):
     calls = []
 
     def check(outputs):
@@ -468,10 +489,10 @@ def test_a_replay_does_not_call_the_check_function_and_says_so(tmp_path, capfd):
     compiled = gputune.tune(**tune_kwargs(compile_only=True, check=check)[1])
     recording = tmp_path / "scale.csv"
     write_synthetic_recording(compiled, recording)
-    r = gputune.tune(**tune_kwargs(replay=str(recording), check=check)[1])
+    with pytest.warns(UserWarning, match="a replay cannot run the check function"):
+        r = gputune.tune(**tune_kwargs(replay=str(recording), check=check)[1])
     assert not calls
     assert set(r.df.status) == {"ok"}, "the stored statuses"
-    assert "a replay cannot run the check function" in capfd.readouterr().err
 
 
 def test_results_of_an_unchecked_search_say_so():

@@ -94,14 +94,35 @@ def test_every_search_option_is_reachable():
     for option in ("spec", "set", "db", "strategy", "budget", "seed", "force", "no_prior",
                    "no_prune", "prune_above", "replay", "device", "jobs", "cache_dir", "no_cache", "timeout_floor",
                    "timeout_factor", "warm_cache", "max_seconds", "fast", "sampling", "compile_only",
-                   "arch", "profiler", "progress"):
+                   "arch", "profiler", "check", "atol", "rtol", "progress"):
         assert option in python, option
+
+
+@needs_cli
+def test_a_changed_check_is_the_clis(tmp_path):
+    options = ["--set", "n=4096", "--budget", "5"]
+    rc, out, err = cli("search", RECORDED_SPEC, "--replay", RECORDING, "--json", "-q",
+                       "--check", "baseline", "--atol", "0.5", *options)
+    assert rc == 0, err
+    assert json.loads(out)["check_override"]["given"] == "--check baseline --atol 0.5"
+    r = gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=RECORDING, budget=5,
+                       check="baseline", atol=0.5, progress=False)
+    assert r.check_override == "--check baseline --atol 0.5"
+    assert r.outputs_checked
+    with pytest.warns(UserWarning, match="NOT checked"):
+        r = gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=RECORDING, budget=5,
+                           check="none", progress=False)
+    assert not r.outputs_checked and r.check_override == "--check none"
+    with pytest.raises(gputune.UsageError, match="check=maybe: expected none"):
+        gputune.search(RECORDED_SPEC, set={"n": 4096}, replay=RECORDING, check="maybe",
+                       progress=False)
 
 
 def test_watchdog_and_timing_options_are_checked_by_the_core(repo):
     spec = os.path.join(repo, "spaces", "transpose.yaml")
-    with pytest.raises(gputune.UsageError, match="--timeout-floor"):
+    with pytest.raises(gputune.UsageError, match="timeout_floor=") as caught:
         gputune.search(spec, timeout_floor=0, no_cache=True, progress=False)
+    assert "--timeout-floor" not in str(caught.value)
 
 
 def test_an_unknown_profiler_is_refused_with_the_choices(repo):
@@ -109,3 +130,34 @@ def test_an_unknown_profiler_is_refused_with_the_choices(repo):
     with pytest.raises(gputune.UsageError, match="expected cupti, ncu or auto"):
         gputune.search(spec, strategy="bottleneck", profiler="nvprof", no_cache=True,
                        progress=False)
+
+
+def _t1_with_default_outside_values(repo, tmp_path):
+    """tests/formats/scaled_sum.json with TILE's Default 3, which is not among its Values."""
+    import shutil
+    formats = os.path.join(repo, "tests", "formats")
+    with open(os.path.join(formats, "scaled_sum.json")) as f:
+        text = f.read()
+    assert '"Default": 1\n' in text
+    t1 = tmp_path / "scaled_sum.json"
+    t1.write_text(text.replace('"Default": 1\n', '"Default": 3\n', 1))
+    shutil.copy(os.path.join(formats, "scaled_sum.cu"), tmp_path / "scaled_sum.cu")
+    return str(t1)
+
+
+@needs_cli
+def test_a_specs_warning_reaches_both_front_ends_once(repo, tmp_path):
+    import warnings
+    t1 = _t1_with_default_outside_values(repo, tmp_path)
+    rc, _, err = cli("search", t1, "--compile-only", "--arch", "sm_90", "-j", "2", "-q")
+    assert rc == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("gputune: warning: ")]
+    assert len(lines) == 1 and "'TILE' Default 3 is not among its Values" in lines[0], err
+    for call in (lambda: gputune.search(t1, compile_only=True, arch="sm_90", jobs=2,
+                                        progress=False),
+                 lambda: gputune.transforms(t1)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        said = [str(w.message) for w in caught if str(w.message).startswith("gputune: ")]
+        assert said == [lines[0].replace("gputune: warning: ", "gputune: ")], said

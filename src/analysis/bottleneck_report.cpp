@@ -27,6 +27,10 @@ std::string mark(bool fired) { return fired ? "  <- bottleneck" : ""; }
 }  // namespace
 
 std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& spec) {
+  return format_bottleneck_report(a, knobs_for(spec, a.remedies));
+}
+
+std::string format_bottleneck_report(const BottleneckAnalysis& a, const RemedyKnobs& knobs) {
   std::ostringstream out;
   out << "1. Global memory" << mark(a.step == BottleneckStep::kGlobalMemory) << "\n"
       << "   occupancy: achieved " << pct(a.achieved_occupancy) << ", theoretical "
@@ -64,7 +68,6 @@ std::string format_bottleneck_report(const BottleneckAnalysis& a, const Spec& sp
   out << "\n   branches: " << pct(a.branch_uniform_pct, false) << " uniform, "
       << number(a.divergent_branches, "%.0f") << " divergent targets\n";
   out << "Verdict (" << step_name(a.step) << "): " << a.verdict << "\n";
-  const auto knobs = knobs_for(spec, a.remedies);
   if (knobs.empty()) {
     std::vector<std::string> wanted;
     for (Remedy r : a.remedies) wanted.push_back(remedy_name(r));

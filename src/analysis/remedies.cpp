@@ -44,4 +44,13 @@ std::vector<std::pair<Remedy, std::vector<RemedyKnob>>> knobs_for(
   return out;
 }
 
+Diagnosis diagnose(const Spec& spec, const CounterValues& counters, double copy_bandwidth_gbs) {
+  BottleneckThresholds limits;
+  limits.copy_bandwidth_gbs = copy_bandwidth_gbs;
+  Diagnosis out;
+  out.analysis = classify_bottleneck(counters, 0, 0, 0, limits);
+  out.knobs = knobs_for(spec, out.analysis.remedies);
+  return out;
+}
+
 }  // namespace gputune

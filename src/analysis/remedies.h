@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/bottleneck.h"
 #include "core/remedy.h"
 #include "gputune/spec.h"
 
@@ -19,5 +20,18 @@ std::vector<std::pair<Remedy, std::vector<RemedyKnob>>> knobs_for(
 
 // The knobs' names alone.
 std::vector<std::string> knob_names(const std::vector<RemedyKnob>& knobs);
+
+using RemedyKnobs = std::vector<std::pair<Remedy, std::vector<RemedyKnob>>>;
+
+// Counters judged in the terms of one spec, worked out once for every reader (gputune analyze,
+// stored analyses, the bottleneck strategy's profiles, the report): the classifier's analysis,
+// with DRAM throughput judged against `copy_bandwidth_gbs` (the device's measured copy
+// bandwidth; 0 when unknown: the theoretical peak alone), and the spec's knobs for each remedy
+// it names.
+struct Diagnosis {
+  BottleneckAnalysis analysis;
+  RemedyKnobs knobs;
+};
+Diagnosis diagnose(const Spec& spec, const CounterValues& counters, double copy_bandwidth_gbs);
 
 }  // namespace gputune

@@ -37,13 +37,17 @@ int run(const std::vector<std::string>& args) {
       "process; progress on stderr, a table (config, time, bottleneck step, the number that\n"
       "decided it) on stdout. A variant that crashes or hangs the launcher is marked failed\n"
       "and the rest of its batch runs again. Ctrl-C (SIGINT, SIGTERM) stops after the\n"
-      "variant in flight and keeps what was stored.\n\noptions");
+      "variant in flight and keeps what was stored.\n\n"
+      "With --stored, profiles nothing: shows the counters --db already holds for the variant\n"
+      "(taken by analyze, a bottleneck search, or a replayed recording), without a "
+      "GPU.\n\noptions");
   add_spec_options(options);
   options.add_options()("config", po::value<std::string>(),
                         "the variant: NAME=VALUE,... (the rest from the baseline)")(
-      "best", "the workload's best stored variant")(
-      "baseline", "the spec's baseline (the default)")("device", po::value<int>()->default_value(0),
-                                                       "the GPU's ordinal")(
+      "best", "the workload's best stored variant")("baseline",
+                                                    "the spec's baseline (the default)")(
+      "stored", "show the counters --db already stores for the variant; profiles nothing")(
+      "device", po::value<int>()->default_value(0), "the GPU's ordinal")(
       "timeout", po::value<double>()->default_value(120),
       "seconds the profiled launch may take, ncu's replays included")(
       "ncu", po::value<std::string>()->default_value(""),
@@ -73,17 +77,23 @@ int run(const std::vector<std::string>& args) {
             "examples:\n"
             "  gputune analyze transpose --baseline\n"
             "  gputune analyze sgemm --best --db runs.db\n"
-            "  gputune analyze transpose --config PAD=1 --json\n"
+            "  gputune analyze transpose --config SHARED=1,PAD=1 --json\n"
             "  gputune analyze transpose --config PAD=0 --profiler cupti\n"
             "  gputune analyze sgemm --set m=1024,n=1024,k=1024 --all --db runs.db\n"
             "  gputune analyze sgemm --top 20 --batch 10 --db runs.db\n"
-            "  gputune analyze sgemm --all --unprofiled --db runs.db   # resume\n");
+            "  gputune analyze sgemm --all --unprofiled --db runs.db   # resume\n"
+            "  gputune analyze sgemm --best --stored --db runs.db      # no GPU needed\n");
   if (!parsed) return 0;
   const auto& vm = *parsed;
   const size_t singles = vm.count("config") + vm.count("best") + vm.count("baseline");
   const size_t manies = vm.count("all") + vm.count("top") + vm.count("configs");
   if (vm.count("unprofiled") && manies == 0) {
     std::cerr << "gputune analyze: --unprofiled goes with --all, --top or --configs\n";
+    return EX_USAGE;
+  }
+  if (vm.count("stored") && manies > 0) {
+    std::cerr << "gputune analyze: --stored shows one variant's stored counters; --all, --top "
+                 "and --configs profile\n";
     return EX_USAGE;
   }
   if (singles + manies > 1) {
@@ -97,6 +107,7 @@ int run(const std::vector<std::string>& args) {
   request.db = vm["db"].as<std::string>();
   if (vm.count("config")) request.config = vm["config"].as<std::string>();
   request.best = vm.count("best") > 0;
+  request.stored = vm.count("stored") > 0;
   request.device = vm["device"].as<int>();
   request.timeout_s = vm["timeout"].as<double>();
   request.ncu = vm["ncu"].as<std::string>();
@@ -133,24 +144,26 @@ int run(const std::vector<std::string>& args) {
     many.unprofiled = vm.count("unprofiled") > 0;
     const std::atomic<bool>& stop = install_interrupt_handler();
     const AnalyzeManyOutcome outcome = analyze_many(many, print_analyze_progress, &stop);
+    print_warnings(outcome.warnings);
     std::cout << (vm.count("json") ? analyze_many_json(outcome) : analyze_many_table(outcome));
     std::cerr << analyze_many_summary(outcome, request.db.value_or(""));
     if (!outcome.unavailable.empty()) return EX_UNAVAILABLE;
     return outcome.profiled > 0 || outcome.variants.empty() ? 0 : EX_UNAVAILABLE;
   }
   const AnalysisOutcome outcome = analyze(request);
+  print_warnings(outcome.warnings);
   if (vm.count("json")) {
     std::cout << json_text(analysis_json(outcome), 2) << "\n";
   } else if (outcome.profiled) {
     std::cout << outcome.report;
-    if (!outcome.stored) {
+    if (!outcome.stored && !request.stored) {
       std::cout << "(not stored: " << request.db.value_or("")
                 << " has no search of this workload)\n";
     }
   }
   if (!outcome.profiled) {
     std::cerr << "gputune analyze: " << outcome.message << "\n";
-    return EX_UNAVAILABLE;
+    return request.stored ? EX_DATAERR : EX_UNAVAILABLE;  // none stored, or none could be taken
   }
   return 0;
 }

@@ -24,7 +24,7 @@ int run(const std::vector<std::string>& args) {
   const auto parsed = parse(args, options, positional);
   if (!parsed) return 0;
   const auto& vm = *parsed;
-  Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  Spec spec = open_spec_of(vm);
   std::string db = vm["db"].as<std::string>();
   nlohmann::json out = nlohmann::json::array();
   size_t found = 0;
@@ -34,11 +34,7 @@ int run(const std::vector<std::string>& args) {
     const Measurement& best = *w.best;
     const double speedup = w.speedup();
     if (vm.count("json")) {
-      out.push_back({{"device", w.device.name},
-                     {"config", nlohmann::json::parse(best.config)},
-                     {"median_ms", best.median_ms()},
-                     {"speedup", speedup},
-                     {"measured_variants", w.ok}});
+      out.push_back(nlohmann::json::parse(workload_record(w)));
     } else {
       std::printf("%s: %s  %.4f ms", w.device.name.c_str(), config_text(best.config).c_str(),
                   best.median_ms());
@@ -49,7 +45,7 @@ int run(const std::vector<std::string>& args) {
   if (vm.count("json")) std::cout << json_text(out, 2) << "\n";
   if (!found) {
     std::cerr << "gputune best: nothing measured for " << workload_title(spec) << " in " << db
-              << "\n";
+              << ": " << why_nothing_measured(db, spec) << "\n";
     return EX_DATAERR;
   }
   return 0;

@@ -1,7 +1,5 @@
 #include <sysexits.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -12,27 +10,6 @@
 
 namespace gputune::cli {
 namespace {
-
-int export_t4(const std::string& db, const std::string& folder, std::optional<int64_t> workload) {
-  std::filesystem::create_directories(folder);
-  int written = 0;
-  for (const WorkloadInfo& w : stored_workloads(db)) {
-    if (workload && w.id != *workload) continue;
-    const std::string path =
-        (std::filesystem::path(folder) / ("workload-" + std::to_string(w.id) + ".t4.json"))
-            .string();
-    std::ofstream out(path);
-    out << t4_results(db, w.id);
-    if (!out) throw Error(ErrorCode::kIo, path + ": cannot write the T4 results");
-    std::cout << path << ": " << w.attempts << " attempts, " << w.ok << " ok\n";
-    ++written;
-  }
-  if (written == 0) {
-    std::cerr << "gputune export: no workload to export in " << db << "\n";
-    return EX_DATAERR;
-  }
-  return 0;
-}
 
 int run(const std::vector<std::string>& args) {
   po::options_description options(
@@ -48,6 +25,7 @@ int run(const std::vector<std::string>& args) {
   add("workload", po::value<int64_t>(), "only this workload (see gputune show)");
   add("commit", po::value<std::string>()->default_value(""), "gputune commit to record");
   add("format", po::value<std::string>()->default_value("recording"), "recording or t4");
+  add("json", "list the files written as JSON");
   add("help,h", "show this help");
   const auto parsed = parse(args, options, {});
   if (!parsed) return 0;
@@ -56,15 +34,20 @@ int run(const std::vector<std::string>& args) {
   std::optional<int64_t> workload;
   if (vm.count("workload")) workload = vm["workload"].as<int64_t>();
   const std::string format = vm["format"].as<std::string>();
-  if (format == "t4") return export_t4(db, vm["out"].as<std::string>(), workload);
-  if (format != "recording") {
+  if (format != "recording" && format != "t4") {
     std::cerr << "gputune export: --format " << format << " is unknown; expected recording or t4\n";
     return EX_USAGE;
   }
+  const std::string folder = vm["out"].as<std::string>();
   const auto written =
-      export_recordings(db, vm["out"].as<std::string>(), workload, vm["commit"].as<std::string>());
-  for (const auto& [path, w] : written) {
-    std::cout << path << ": " << w.attempts << " attempts, " << w.ok << " ok\n";
+      format == "t4" ? export_t4(db, folder, workload)
+                     : export_recordings(db, folder, workload, vm["commit"].as<std::string>());
+  if (vm.count("json")) {
+    std::cout << exported_json(written) << "\n";
+  } else {
+    for (const auto& [path, w] : written) {
+      std::cout << path << ": " << w.attempts << " attempts, " << w.ok << " ok\n";
+    }
   }
   if (written.empty()) {
     std::cerr << "gputune export: no workload to export in " << db << "\n";

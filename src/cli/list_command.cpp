@@ -20,18 +20,8 @@ int run(const std::vector<std::string>& args) {
   const auto parsed = parse(args, options, {});
   if (!parsed) return 0;
   nlohmann::json out = nlohmann::json::array();
-  for (const ShippedSpec& spec : shipped_spec_list()) {
-    nlohmann::json row = {{"name", spec.name}, {"path", spec.path}};
-    if (spec.error.empty()) {
-      row["description"] = spec.description;
-      row["variants"] = spec.variants;
-      if (spec.variants_estimated) row["variants_estimated"] = true;
-      row["product"] = spec.product;
-    } else {
-      row["error"] = spec.error;
-    }
-    out.push_back(row);
-  }
+  for (const ShippedSpec& spec : shipped_spec_list())
+    out.push_back(nlohmann::json::parse(spec.json()));
   if (parsed->count("json")) {
     std::cout << json_text(out, 2) << "\n";
     return 0;

@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "gputune/error.h"
+#include "gputune/session.h"
 
 namespace {
 
@@ -25,7 +26,12 @@ std::string usage() {
       summary.insert(at + 1, 16, ' ');
       at += 17;
     }
-    out << "  " << std::left << std::setw(14) << command.synopsis << summary << "\n";
+    // A synopsis as wide as the column gets a line of its own, so it never runs into its summary.
+    if (command.synopsis.size() >= 14) {
+      out << "  " << command.synopsis << "\n" << std::string(16, ' ') << summary << "\n";
+    } else {
+      out << "  " << std::left << std::setw(14) << command.synopsis << summary << "\n";
+    }
   }
   out << R"(
 `gputune <command> --help` tells more. SPEC is a YAML file or the name of a shipped spec.
@@ -52,7 +58,13 @@ int main(int argc, char** argv) {
   auto command = std::find_if(all.begin(), all.end(),
                               [&](const gputune::cli::Command& c) { return c.name == args[0]; });
   if (command == all.end()) {
-    std::cerr << "gputune: unknown command '" << args[0] << "'\n\n" << usage();
+    std::vector<std::string> names;
+    for (const auto& c : all) {
+      if (!c.summary.empty()) names.push_back(c.name);
+    }
+    std::cerr << "gputune: unknown command '" << args[0] << "'"
+              << gputune::did_you_mean(args[0], names) << "\n\n"
+              << usage();
     return EX_USAGE;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());

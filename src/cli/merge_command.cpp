@@ -1,5 +1,4 @@
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/options.h"
@@ -43,21 +42,11 @@ int run(const std::vector<std::string>& args) {
   }
   const std::string output = databases.front();
   databases.erase(databases.begin());
-  const std::vector<MergedDatabase> merged = merge_databases(output, databases);
+  const MergeOutcome outcome = merge_databases(output, databases);
+  print_warnings(outcome.warnings);
+  const std::vector<MergedDatabase>& merged = outcome.inputs;
   if (vm.count("json")) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const MergedDatabase& m : merged) {
-      out.push_back({{"input", m.input},
-                     {"host", m.host},
-                     {"created_at", m.created_at},
-                     {"workloads_added", m.workloads_added},
-                     {"variants_added", m.variants_added},
-                     {"attempts_copied", m.attempts_copied},
-                     {"replaced", m.replaced},
-                     {"kept", m.kept},
-                     {"searches_copied", m.searches_copied}});
-    }
-    std::cout << json_text(out, 2) << "\n";
+    std::cout << outcome.json() << "\n";
     return 0;
   }
   for (const MergedDatabase& m : merged) {

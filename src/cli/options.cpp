@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "gputune/error.h"
+#include "gputune/search_options.h"
+#include "gputune/session.h"
 
 namespace gputune::cli {
 
@@ -11,7 +13,15 @@ std::optional<po::variables_map> parse(const std::vector<std::string>& args,
                                        const po::positional_options_description& positional,
                                        const std::string& examples) {
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  } catch (const po::unknown_option& e) {
+    std::vector<std::string> known;
+    for (const auto& option : options.options()) known.push_back("--" + option->long_name());
+    const std::string given = e.get_option_name();
+    throw Error(ErrorCode::kUsage, "unrecognised option '" + given + "'" +
+                                       did_you_mean(given.substr(0, given.find('=')), known));
+  }
   if (vm.count("help")) {
     std::cout << options << examples;
     return std::nullopt;
@@ -33,19 +43,7 @@ std::string required_spec(const po::variables_map& vm) {
 }
 
 size_t jobs_option(const po::variables_map& vm) {
-  if (!vm.count("jobs")) return 0;
-  const std::string text = vm["jobs"].as<std::string>();
-  const bool digits = !text.empty() && text.size() <= 4 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-  const size_t jobs = digits ? std::stoul(text) : 0;
-  if (jobs == 0 || jobs > kMaxJobs) {
-    throw Error(ErrorCode::kUsage, "--jobs " + text +
-                                       ": expected a number of compiler processes "
-                                       "from 1 to " +
-                                       std::to_string(kMaxJobs) +
-                                       " (leave it out for one per CPU)");
-  }
-  return jobs;
+  return vm.count("jobs") ? parse_jobs(vm["jobs"].as<std::string>()) : 0;
 }
 
 void add_spec_options(po::options_description& options) {
@@ -56,6 +54,16 @@ void add_spec_options(po::options_description& options) {
   add("db", po::value<std::string>()->default_value("gputune.db"), "database file");
   add("json", "write JSON to stdout instead of a table");
   add("help,h", "show this help");
+}
+
+Spec open_spec_of(const po::variables_map& vm) {
+  Spec spec = open_spec(required_spec(vm), parse_overrides(vm));
+  print_warnings(spec.warnings);
+  return spec;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) std::cerr << "gputune: warning: " << warning << "\n";
 }
 
 }  // namespace gputune::cli

@@ -26,10 +26,14 @@ void add_spec_options(po::options_description& options);
 // --set n=4096 --set m=4096,n=2*m: every assignment, in order.
 ProblemOverrides parse_overrides(const po::variables_map& vm);
 std::string required_spec(const po::variables_map& vm);
-// --jobs N (`po::value<std::string>()`, no default): a count from 1 to kMaxJobs, or 0 (one
-// compiler process per CPU) where it is not given; anything else is a usage error, before
-// anything compiles.
-constexpr size_t kMaxJobs = 1024;
+// The spec of SPEC and --set, its warnings (Spec::warnings) printed as print_warnings does.
+Spec open_spec_of(const po::variables_map& vm);
+
+// What the session returned for the user, each as "gputune: warning: ..." on stderr.
+void print_warnings(const std::vector<std::string>& warnings);
+
+// --jobs N (`po::value<std::string>()`, no default) as parse_jobs reads it (gputune/
+// search_options.h), or 0 (one compiler process per CPU) where it is not given.
 size_t jobs_option(const po::variables_map& vm);
 
 }  // namespace gputune::cli

@@ -1,5 +1,4 @@
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/options.h"
@@ -33,12 +32,6 @@ std::pair<std::string, std::vector<std::string>> parse_sweep(const std::string& 
   return {text.substr(0, eq), values};
 }
 
-nlohmann::json overrides_json(const ProblemOverrides& overrides) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, value] : overrides) out[name] = value;
-  return out;
-}
-
 int run(const std::vector<std::string>& args) {
   po::options_description options(
       "gputune plan SPEC... [options]\n\n"
@@ -68,7 +61,7 @@ int run(const std::vector<std::string>& args) {
   const auto parsed =
       parse(args, options, positional,
             "\nexamples:\n"
-            "  gputune plan transpose stencil --sweep n=1024,2048,4096 --shards 4\n"
+            "  gputune plan transpose reduce --sweep n=1024,2048,4096 --shards 4\n"
             "  gputune plan transpose --shards 8          # one space, by config index\n"
             "  gputune plan transpose --shards 8 --commands $SLURM_ARRAY_TASK_ID | sh\n");
   if (!parsed) return 0;
@@ -98,24 +91,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if (vm.count("json")) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const PlannedShard& shard : shards) {
-      nlohmann::json workloads = nlohmann::json::array();
-      for (const PlannedWorkload& w : shard.workloads) {
-        nlohmann::json row = {{"spec", w.spec},
-                              {"set", overrides_json(w.overrides)},
-                              {"title", w.title},
-                              {"configs", w.configs}};
-        if (w.configs_estimated) row["configs_estimated"] = true;
-        workloads.push_back(std::move(row));
-      }
-      out.push_back({{"shard", shard.index},
-                     {"of", shard.count},
-                     {"db", shard.db},
-                     {"workloads", workloads},
-                     {"commands", shard.commands}});
-    }
-    std::cout << json_text(out, 2) << "\n";
+    std::cout << plan_json(shards) << "\n";
     return 0;
   }
   for (const PlannedShard& shard : shards) {

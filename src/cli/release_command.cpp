@@ -1,10 +1,7 @@
-#include <sysexits.h>
-
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/options.h"
-#include "gputune/error.h"
 #include "gputune/release.h"
 
 namespace gputune::cli {
@@ -55,6 +52,7 @@ int run(const std::vector<std::string>& args) {
       "module cache folder (default: ~/.cache/gputune/modules)");
   add("no-cache", "compile everything afresh");
   add("dump", po::value<std::string>(), "print the text dump of a release database and exit");
+  add("json", "write the summary as JSON");
   add("help,h", "show this help");
   po::positional_options_description positional;
   positional.add("db", -1);
@@ -68,19 +66,7 @@ int run(const std::vector<std::string>& args) {
   }
   ReleaseRequest request;
   request.databases = strings(vm, "db");
-  if (request.databases.empty()) {
-    throw Error(ErrorCode::kUsage,
-                "gputune release: expected one or more result databases, e.g. gputune release "
-                "results.db -o kernels.gtrel");
-  }
-  if (!vm.count("output")) {
-    throw Error(ErrorCode::kUsage,
-                "gputune release: -o FILE.gtrel is required (the release database to write)");
-  }
-  if (vm.count("embed") && vm.count("no-code")) {
-    throw Error(ErrorCode::kUsage, "gputune release: --embed and --no-code exclude each other");
-  }
-  request.output = vm["output"].as<std::string>();
+  if (vm.count("output")) request.output = vm["output"].as<std::string>();
   request.specs = strings(vm, "spec");
   if (vm.count("embed")) request.embed = vm["embed"].as<std::string>();
   request.no_code = vm.count("no-code") > 0;
@@ -94,6 +80,10 @@ int run(const std::vector<std::string>& args) {
 
   const ReleaseSummary s =
       build_release(request, [](const std::string& line) { std::cerr << line << "\n"; });
+  if (vm.count("json")) {
+    std::cout << s.json() << "\n";
+    return 0;
+  }
   std::cout << s.output << ": " << s.kernels << " kernels, " << s.devices << " GPUs, " << s.problems
             << " problem points, " << s.choices << " choices, " << s.configs << " configs";
   if (s.code > 0) {

@@ -9,6 +9,7 @@
 #include "gputune/error.h"
 #include "gputune/json_text.h"
 #include "gputune/results.h"
+#include "gputune/search_options.h"
 #include "gputune/session.h"
 
 namespace gputune::cli {
@@ -24,93 +25,24 @@ int run(const std::vector<std::string>& args) {
       "attempt in the database. A rerun measures nothing already measured; Ctrl-C stops after\n"
       "the variant in flight and the next run resumes.\n\noptions");
   add_spec_options(options);
-  std::string strategies;
-  for (const auto& name : strategy_list()) strategies += (strategies.empty() ? "" : ", ") + name;
+  // The options of the request, from the table Python's search() takes too.
+  for (const SearchOption& option : search_options()) {
+    const std::string name = option.name == "jobs" ? "jobs,j" : option.name;
+    if (option.value.empty()) {
+      options.add_options()(name.c_str(), option.help.c_str());
+      continue;
+    }
+    auto* value = po::value<std::string>()->value_name(option.value);
+    if (!option.default_text.empty()) value->default_value(option.default_text);
+    options.add_options()(name.c_str(), value, option.help.c_str());
+  }
   auto add = options.add_options();
-  add("strategy", po::value<std::string>(),
-      ("search strategy: " + strategies + " (default: the spec's, else brute_force)").c_str());
-  add("profiler", po::value<std::string>()->default_value("auto"),
-      "where --strategy bottleneck's counters come from: cupti (CUPTI's range profiler in the "
-      "GPU worker, tenths of a second a variant), ncu (Nsight Compute, a program of its own, "
-      "seconds a variant) or auto (CUPTI, else ncu)");
-  add("budget", po::value<std::string>(),
-      "evaluations (100), time (90s, 10m, 2h), or none to lift the spec's; stored "
-      "evaluations count too");
-  add("seed", po::value<uint64_t>(), "seed of the random strategies (default: the spec's)");
-  add("force", "measure again variants the database already has");
-  add("no-prior", "do not learn from the kernel's other workloads in the database");
-  add("no-prune",
-      "learn from them, but measure every config: leave none out because the cost model fit "
-      "on them predicts it far from the best");
-  add("prune-above", po::value<double>()->default_value(1.5),
-      "with prior data, leave out configs the cost model predicts (2 standard deviations "
-      "optimistic) to be more than this many times slower than the best; its held-out check "
-      "may raise it (docs/pruning.md)");
-  add("replay", po::value<std::string>(),
-      "answer from a recording (gputune export; it names its spec) or from a database (give "
-      "the SPEC) instead of the GPU; no GPU needed; the results go to --db only when it is "
-      "given");
   add("top", po::value<size_t>(),
       "correct variants listed: 10 in the table, every one with --json, unless given");
-  add("device", po::value<int>()->default_value(0), "GPU ordinal");
-  add("devices", po::value<std::string>(),
-      "GPUs to measure on, one worker process each: 'all', a list such as 0,1 (identical "
-      "GPUs; they share one workload), or with --mpi 'local': this rank's share of its host's "
-      "GPUs, so that ranks on one host each get GPUs of their own");
-  add("jobs,j", po::value<std::string>(),
-      "compiler processes (default: one per CPU this process may use; with --mpi, shared among the "
-      "ranks on a host)");
-  add("cache-dir", po::value<std::string>(),
-      "module cache (default: $XDG_CACHE_HOME/gputune/modules or ~/.cache/gputune/modules)");
-  add("no-cache",
-      "compile every variant, neither reading nor writing the module cache, and with NVRTC's own "
-      "cache (CUDA 12.9+, in the driver's compute cache) off");
-  add("timeout-floor", po::value<double>()->default_value(2.0),
-      "seconds a variant may always run beyond its timing budget before it is killed");
-  add("timeout-factor", po::value<double>()->default_value(50.0),
-      "... or this many times the best kernel time so far (per launch), if longer");
-  add("warm-cache", "time without flushing L2 between samples");
-  add("max-seconds", po::value<double>()->default_value(1.0),
-      "time spent timing one variant; one too slow for 10 samples in it may take up to 3 times "
-      "as long to reach them");
-  add("fast",
-      "quick, noisier timing for broad sweeps: 5 ms warm-up, 5 to 100 samples, at most 0.1 s "
-      "per variant (an explicit --max-seconds wins)");
-  add("sampling", po::value<std::string>()->default_value("race"),
-      "race: stop timing a variant once its samples show it is more than 5% slower than the "
-      "best so far (stored flagged 'cut short'), then re-measure the 3 fastest in 3 "
-      "interleaved rounds to pick the winner; full: time every variant in full");
-  add("check", po::value<std::string>(),
-      "change the spec's check (any spec, T1 files included): none times the variants "
-      "unchecked; baseline compares each output with the baseline's, instead of the spec's "
-      "references or reference kernel. The report says so, and the results are stored apart "
-      "from the spec's own");
-  add("atol", po::value<double>(),
-      "absolute tolerance of the check (|got - expected| <= atol + rtol |expected|), instead "
-      "of the spec's");
-  add("rtol", po::value<double>(), "relative tolerance of the check, instead of the spec's");
   add("quiet,q", "no progress on stderr");
   add("warnings",
       "after the results, each compiler warning with the variants that got it; with "
       "--compile-only, each failure's whole log too (the database keeps both)");
-  add("compile-only",
-      "only compile the variants (no GPU needed) and report failures: every valid one in the "
-      "space's order, or the first N with --budget N (no --strategy: strategies choose from "
-      "measurements); a space of more than 100000 needs --budget N or none");
-  add("arch", po::value<std::string>()->default_value("sm_90"),
-      "target architecture with --compile-only");
-  add("mpi",
-      "one rank of mpirun --enable-recovery --bind-to none -n N gputune search SPEC --mpi: rank 0 "
-      "runs the "
-      "strategy and the database, every rank measures on its --devices (docs/cluster.md)");
-  add("replay-real-time",
-      "with --replay, take as long as the recording says compiling and measuring took");
-  add("replay-unverified",
-      "with --replay, accept a recording without spec_hash or measurement_hash lines, though "
-      "nothing then shows it was measured with this spec (its configs are still checked)");
-  add("shard", po::value<std::string>(),
-      "K/N: measure only the configs whose index is K mod N (0 <= K < N; brute force), for "
-      "a Slurm job array; give each shard its own --db and merge them (gputune db merge)");
   po::positional_options_description positional;
   positional.add("spec", 1);
   const auto parsed = parse(
@@ -133,38 +65,14 @@ int run(const std::vector<std::string>& args) {
   if (!parsed) return 0;
   const auto& vm = *parsed;
   SearchRequest request;
-  if (vm.count("strategy")) request.strategy = vm["strategy"].as<std::string>();
-  request.profiler = vm["profiler"].as<std::string>();
-  if (vm.count("budget")) request.budget = vm["budget"].as<std::string>();
-  if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
-  request.force = vm.count("force");
-  request.use_prior = !vm.count("no-prior");
-  request.prune = !vm.count("no-prune");
-  request.prune_above = vm["prune-above"].as<double>();
-  if (vm.count("replay")) request.replay = vm["replay"].as<std::string>();
-  if (vm.count("check")) request.check.check = vm["check"].as<std::string>();
-  if (vm.count("atol")) request.check.atol = vm["atol"].as<double>();
-  if (vm.count("rtol")) request.check.rtol = vm["rtol"].as<double>();
   if (vm.count("spec")) request.spec = vm["spec"].as<std::string>();
   request.overrides = parse_overrides(vm);
   if (!vm["db"].defaulted()) request.db = vm["db"].as<std::string>();
-  request.device = vm["device"].as<int>();
-  if (vm.count("devices")) request.devices = vm["devices"].as<std::string>();
-  request.jobs = jobs_option(vm);
-  if (vm.count("cache-dir")) request.cache_dir = vm["cache-dir"].as<std::string>();
-  request.use_cache = !vm.count("no-cache");
-  request.timeout_floor_s = vm["timeout-floor"].as<double>();
-  request.timeout_factor = vm["timeout-factor"].as<double>();
-  request.warm_cache = vm.count("warm-cache");
-  if (!vm["max-seconds"].defaulted()) request.max_seconds = vm["max-seconds"].as<double>();
-  request.fast = vm.count("fast");
-  request.sampling = vm["sampling"].as<std::string>();
-  request.compile_only = vm.count("compile-only");
-  request.arch = vm["arch"].as<std::string>();
-  if (vm.count("shard")) request.shard = vm["shard"].as<std::string>();
-  request.mpi = vm.count("mpi");
-  request.replay_real_time = vm.count("replay-real-time");
-  request.replay_unverified = vm.count("replay-unverified") > 0;
+  for (const SearchOption& option : search_options()) {
+    if (!vm.count(option.name) || vm[option.name].defaulted()) continue;
+    set_search_option(&request, option.name,
+                      option.value.empty() ? "" : vm[option.name].as<std::string>());
+  }
 
   const bool json = vm.count("json");
   SearchOutcome outcome;
@@ -172,6 +80,7 @@ int run(const std::vector<std::string>& args) {
     ProgressPrinter printer(!vm.count("quiet"));
     outcome = search(request, std::ref(printer), &install_interrupt_handler());
   }
+  print_warnings(outcome.warnings);
   if (outcome.measuring_rank) return 0;  // rank 0 reports
   if (outcome.compile_only) {
     std::cout << compile_only_text(outcome, json, vm.count("warnings") > 0);

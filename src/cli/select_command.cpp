@@ -84,8 +84,12 @@ int run(const std::vector<std::string>& args) {
   for (const runtime::Parameter& p : s.config) {
     config += (config.empty() ? "" : ", ") + p.name + "=" + p.text;
   }
-  std::printf("  config: %s\n",
-              config.empty() ? "(none: no release database holds it)" : config.c_str());
+  if (config.empty()) {
+    // The explanation's first line says why nothing was selected (no release database holds
+    // the kernel, or holds it tuned on another source).
+    config = "(none: " + s.explanation.substr(0, s.explanation.find('\n')) + ")";
+  }
+  std::printf("  config: %s\n", config.c_str());
   for (const runtime::LaunchGeometry& l : s.launches) {
     std::printf("  launch: %s\n", launch_text(l).c_str());
   }

@@ -28,23 +28,9 @@ int run(const std::vector<std::string>& args) {
   std::string db = vm["db"].as<std::string>();
   nlohmann::json out = nlohmann::json::array();
   for (const WorkloadInfo& w : stored_workloads(db)) {
-    nlohmann::json row = {{"workload", w.id},
-                          {"spec", w.spec_path},
-                          {"kernel", w.kernel_name},
-                          {"problem", nlohmann::json::parse(w.problem_json)},
-                          {"device", w.device.name},
-                          {"attempts", w.attempts},
-                          {"ok", w.ok}};
-    double speedup = 0;
-    if (w.best) {
-      row["best"] = {{"config", nlohmann::json::parse(w.best->config)},
-                     {"median_ms", w.best->median_ms()}};
-      if (w.baseline && w.baseline->status == Status::kOk) {
-        speedup = w.speedup();
-        row["best"]["speedup"] = speedup;
-      }
-    }
+    const double speedup = w.speedup();
     if (vm.count("json")) {
+      nlohmann::json row = nlohmann::json::parse(workload_record(w));
       if (vm.count("warnings")) {
         row["compiler_warnings"] = load_stored(db, w.id).report.compiler_warnings();
       }

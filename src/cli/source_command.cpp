@@ -41,8 +41,7 @@ int run(const std::vector<std::string>& args) {
   if (vm.count("config")) choice.config = vm["config"].as<std::string>();
   if (vm.count("index")) choice.index = vm["index"].as<uint64_t>();
   if (vm.count("best")) choice.best_db = vm["db"].as<std::string>();
-  const VariantSource variant =
-      variant_source(open_spec(required_spec(vm), parse_overrides(vm)), choice);
+  const VariantSource variant = variant_source(open_spec_of(vm), choice);
   if (vm.count("json")) {
     std::cout << variant.json() << "\n";
     return 0;

@@ -26,8 +26,7 @@ int run(const std::vector<std::string>& args) {
   const auto parsed = parse(args, options, positional);
   if (!parsed) return 0;
   const auto& vm = *parsed;
-  const TransformsReport report =
-      transforms_report(open_spec(required_spec(vm), parse_overrides(vm)));
+  const TransformsReport report = transforms_report(open_spec_of(vm));
   if (vm.count("json")) {
     std::cout << report.json() << "\n";
   } else {

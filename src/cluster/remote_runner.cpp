@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <iostream>
+#include <sstream>
 #include <utility>
 
 #include "cluster/tcp.h"
@@ -35,7 +35,8 @@ std::string expect(const RankPeer& peer, uint32_t type) {
 }  // namespace
 
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
-                                   double timeout_s, const std::string& token, int handshake_ms) {
+                                   double timeout_s, const std::string& token,
+                                   std::vector<std::string>* warnings, int handshake_ms) {
   std::vector<int> fds = local;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   const auto left_ms = [&] {
@@ -49,8 +50,8 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
     const int fd = tcp_accept(listener, static_cast<int>(left_ms()), &peer);
     if (fd < 0) continue;
     if (!admit_rank(fd, token, handshake_ms)) {
-      std::cerr << "gputune: warning: a connection from " << peer
-                << " did not prove it belongs to this job; refused\n";
+      warnings->push_back("a connection from " + peer +
+                          " did not prove it belongs to this job; refused");
       close(fd);
       continue;
     }
@@ -58,8 +59,10 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
     ++accepted;
   }
   if (static_cast<int>(fds.size() - local.size()) < remote) {
-    std::cerr << "gputune: warning: " << fds.size() - local.size() << " of " << remote
-              << " ranks reached rank 0 in " << timeout_s << " s; going on without the others\n";
+    std::ostringstream warning;
+    warning << fds.size() - local.size() << " of " << remote << " ranks reached rank 0 in "
+            << timeout_s << " s; going on without the others";
+    warnings->push_back(warning.str());
   }
   std::vector<RankPeer> peers;
   for (int fd : fds) {
@@ -69,7 +72,7 @@ std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, 
       // Every peer here is the job's: a rank may take long to start its GPUs.
       peer.hello = read_hello(expect(peer, kRankHello));
     } catch (const Error& e) {
-      std::cerr << "gputune: warning: a rank failed to start: " << e.what() << "\n";
+      warnings->push_back(std::string("a rank failed to start: ") + e.what());
       close(fd);
       continue;
     }
@@ -280,8 +283,8 @@ void RemoteRunner::lose(size_t peer, const std::string& why,
   ++lost_;
   close(p.link.fd);
   p.link.fd = -1;
-  std::cerr << "gputune: warning: " << who(p.link) << " " << why << "; " << p.in_flight
-            << " variants it had are lost, the search goes on\n";
+  warnings_.push_back(who(p.link) + " " + why + "; " + std::to_string(p.in_flight) +
+                      " variants it had are lost, the search goes on");
   for (auto it = owner_.begin(); it != owner_.end();) {
     if (it->second.peer != peer) {
       ++it;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/rank_link.h"
@@ -20,9 +21,11 @@ struct RankPeer {
 // The measuring ranks' hellos: `local` (rank 0's own worker, on a socket pair) and `remote`
 // connections accepted on `listener` until `remote` have proved they know the job's `token`
 // (rank_link.h) and said hello, or timeout_s passed. A connection that does not prove it
-// within `handshake_ms` (a silent one included) is closed and counts for nothing.
+// within `handshake_ms` (a silent one included) is closed and counts for nothing. Ranks that
+// did not come, failed to start or were refused are said in `warnings`.
 std::vector<RankPeer> gather_ranks(int listener, const std::vector<int>& local, int remote,
                                    double timeout_s, const std::string& token,
+                                   std::vector<std::string>* warnings,
                                    int handshake_ms = kRankHandshakeMs);
 // Tells every rank that the search is over and closes the connections.
 void dismiss_ranks(std::vector<RankPeer>& peers);
@@ -53,6 +56,8 @@ class RemoteRunner : public AsyncRunner {
 
   std::vector<RankPeer> release();  // the ranks still alive, for the next device model's search
   int lost_ranks() const { return lost_; }
+  // What the user should hear of since the last call: the ranks lost and what they had.
+  std::vector<std::string> take_warnings() { return std::exchange(warnings_, {}); }
 
  private:
   struct Peer {
@@ -79,6 +84,7 @@ class RemoteRunner : public AsyncRunner {
   std::vector<std::pair<uint64_t, Measurement>> lost_results_;  // handed back by the next poll
   uint64_t next_ = 1;
   int lost_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace gputune

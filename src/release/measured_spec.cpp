@@ -14,9 +14,18 @@ Spec load_measured_spec(const KernelIdentity& kernel, const MeasuredKernel& meas
     if (given.kernel_name.text != kernel.name) continue;
     if (location.empty() || given.spec_hash() == kernel.space_hash) location = given.path;
   }
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (location.empty() && std::filesystem::is_regular_file(measured.spec_path, ec)) {
+  if (location.empty() && fs::is_regular_file(measured.spec_path, ec)) {
     location = measured.spec_path;
+  }
+  // Databases before absolute spec paths kept the path as typed, relative to where the search
+  // ran: most often the database's own folder.
+  const fs::path beside_database =
+      fs::absolute(measured.database, ec).parent_path() / measured.spec_path;
+  if (location.empty() && fs::path(measured.spec_path).is_relative() &&
+      fs::is_regular_file(beside_database, ec)) {
+    location = beside_database.lexically_normal().string();
   }
   if (location.empty()) {
     throw Error(ErrorCode::kSpec,

@@ -136,7 +136,12 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
                     "; run `gputune search SPEC --db FILE` first");
   }
   std::vector<Spec> given_specs;
-  for (const std::string& path : options.spec_paths) given_specs.push_back(load_spec(path));
+  for (const std::string& path : options.spec_paths) {
+    given_specs.push_back(load_spec(path));
+    for (const std::string& warning : given_specs.back().warnings) {
+      if (say) say("warning: " + warning);
+    }
+  }
 
   Release release;
   std::vector<KernelData> kernels;

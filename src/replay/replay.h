@@ -26,9 +26,18 @@ Problem recording_problem(const Recording& recording, const std::string& repo_ro
 void check_recording_configs(const Recording& recording, const Problem& problem,
                              const std::string& path);
 
+// What a replay answers for a config its recording lacks: kRuntimeError "not in the recording".
+// It is no measurement: a replay's store keeps it out (keep_answered), and a search measures
+// again one that a database holds (replays before keep_answered stored them).
+Measurement unrecorded(uint64_t config_index, const std::string& config);
+bool is_unrecorded(const Measurement& m);
+// `store` for a replay: everything goes through to it except the commits of unrecorded()
+// answers, so that a real run into the same database later measures those configs.
+std::unique_ptr<Store> keep_answered(Store& store);
+
 // A Runner that answers from a recording instead of a GPU: recorded statuses (compile errors
 // included), samples, compile times and resources. A config that was not recorded is
-// kRuntimeError "not in the recording". A racing candidate is served the recorded samples
+// unrecorded(). A racing candidate is served the recorded samples
 // one at a time and may be cut short (samples_ms then a prefix of the recorded ones).
 std::unique_ptr<Runner> make_replay_runner(Recording recording);
 std::unique_ptr<Runner> make_replay_runner(const Store& store, int64_t workload);

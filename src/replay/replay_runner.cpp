@@ -75,12 +75,7 @@ class ReplayRunner : public Runner {
       m.config = c.variant.config;
       return m;
     }
-    Measurement m;
-    m.config_index = c.variant.index;
-    m.config = c.variant.config;
-    m.status = Status::kRuntimeError;
-    m.message = "not in the recording";
-    return m;
+    return unrecorded(c.variant.index, c.variant.config);
   }
 
   RecordingInfo info_;

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <utility>
 
+#include "replay/replay.h"
+
 namespace gputune {
 
 StoredResults::StoredResults(std::vector<Measurement> stored, bool force, bool reuse_cut_short)
     : force_(force), reuse_cut_short_(reuse_cut_short) {
   for (auto& m : stored) {
+    if (is_unrecorded(m)) continue;  // a replay's "not in the recording": never measured
     consider(m);
     latest_.emplace(m.config_index, std::move(m));
   }

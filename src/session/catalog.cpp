@@ -1,8 +1,10 @@
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "compile/compiler.h"
 #include "core/text.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "process/gpu_list.h"
 #include "run/runner.h"
@@ -30,6 +32,10 @@ ProblemOverrides parse_assignments(const std::vector<std::string>& given) {
   return overrides;
 }
 
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known) {
+  return suggestion(word, known);
+}
+
 Spec open_spec(const std::string& path_or_name, const ProblemOverrides& overrides) {
   return load_spec(resolve_spec(path_or_name), overrides);
 }
@@ -42,8 +48,6 @@ Spec spec_from_text(const std::string& text, const std::string& path,
 ProblemInfo problem_info(const Spec& spec) { return problem_info_of(Problem(spec)); }
 
 std::string workload_title(const Spec& spec) { return report_title(Problem(spec)); }
-
-std::vector<std::string> shipped_spec_paths() { return shipped_specs(); }
 
 std::vector<ShippedSpec> shipped_spec_list() {
   std::vector<ShippedSpec> out;
@@ -64,6 +68,19 @@ std::vector<ShippedSpec> shipped_spec_list() {
     out.push_back(std::move(row));
   }
   return out;
+}
+
+std::string ShippedSpec::json() const {
+  nlohmann::json row = {{"name", name}, {"path", path}};
+  if (error.empty()) {
+    row["description"] = description;
+    row["variants"] = variants;
+    if (variants_estimated) row["variants_estimated"] = true;
+    row["product"] = product;
+  } else {
+    row["error"] = error;
+  }
+  return json_text(row);
 }
 
 std::vector<std::string> strategy_list() { return strategy_names(); }

@@ -11,6 +11,7 @@
 #include "core/exact_text.h"
 #include "core/text.h"
 #include "gputune/error.h"
+#include "gputune/session.h"
 
 namespace gputune {
 namespace {
@@ -142,6 +143,43 @@ std::string function_name(const std::string& kernel) {
   return trim(kernel.substr(0, kernel.find('<')));
 }
 
+// Kernel Tuner's environment (env["compute_capability"], env["device_properties"]) where the
+// file holds it, at the top level or under "env".
+void read_gpu(const json& document, const std::string& file, KernelTunerResults* out) {
+  const json* env = &document;
+  if (document.contains("env") && document.at("env").is_object()) env = &document.at("env");
+  if (env->contains("compute_capability")) {
+    const json& cc = env->at("compute_capability");
+    std::string text = cc.is_string() ? cc.get<std::string>() : "";
+    if (cc.is_number_integer()) text = std::to_string(cc.get<int64_t>());
+    if (cc.is_array() && cc.size() == 2 && cc[0].is_number_integer() && cc[1].is_number_integer()) {
+      text = std::to_string(cc[0].get<int64_t>()) + "." + std::to_string(cc[1].get<int64_t>());
+    }
+    // "90" is Kernel Tuner's own spelling: the last digit is the minor version.
+    if (text.find('.') == std::string::npos && text.size() >= 2) text.insert(text.size() - 1, ".");
+    const auto parsed = parse_compute_capability(text);
+    if (!parsed) {
+      refuse(file, "compute_capability " + cc.dump() + " is no compute capability; expected " +
+                       "\"90\", \"9.0\" or [9, 0]");
+    }
+    out->cc_major = parsed->first;
+    out->cc_minor = parsed->second;
+  }
+  if (env->contains("device_properties") && env->at("device_properties").is_object()) {
+    const json& properties = env->at("device_properties");
+    for (const char* key : {"MULTIPROCESSOR_COUNT", "multiProcessorCount"}) {
+      if (!properties.contains(key)) continue;
+      const json& count = properties.at(key);
+      if (!count.is_number_integer() || count.get<int64_t>() <= 0 ||
+          count.get<int64_t>() > 100000) {
+        refuse(file, std::string("device_properties.") + key + " " + count.dump() +
+                         " is no SM count; expected a positive integer");
+      }
+      out->sm_count = static_cast<int>(count.get<int64_t>());
+    }
+  }
+}
+
 }  // namespace
 
 KernelTunerResults read_kernel_tuner(const std::string& text, const std::string& file,
@@ -183,6 +221,7 @@ KernelTunerResults read_kernel_tuner(const std::string& text, const std::string&
   }
 
   KernelTunerResults out;
+  read_gpu(document, file, &out);
   const std::vector<size_t> baseline = space.decode(problem.baseline_index());
   std::set<uint64_t> seen;
   for (const Entry& entry : entries_of(document, values, file, &out)) {

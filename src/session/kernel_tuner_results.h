@@ -13,6 +13,10 @@ namespace gputune {
 
 struct KernelTunerResults {
   std::string device_name;
+  // Where the file says them (a top-level or "env" member compute_capability, as Kernel
+  // Tuner's environment writes it: "90", "9.0", [9, 0]; device_properties'
+  // MULTIPROCESSOR_COUNT or multiProcessorCount); 0 where it does not.
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
   std::vector<Measurement> measurements;  // one per config, the first result of each
   int64_t ok = 0, failures = 0;
   int64_t outside = 0;              // results that are no config of the spec's space
@@ -23,8 +27,8 @@ struct KernelTunerResults {
 // Throws Error(kSpec) naming `file` and what is wrong: text that is not JSON (numbers beyond a
 // double's range included), a field of the wrong type, results of another kernel (kernel_name)
 // or problem (problem_size, compared with the problem's values as a set), a time that is not
-// a positive finite number, a parameter the spec lacks that Kernel Tuner varied, or no result
-// that is a config of the space.
+// a positive finite number, a compute capability or SM count that is none, a parameter the spec
+// lacks that Kernel Tuner varied, or no result that is a config of the space.
 KernelTunerResults read_kernel_tuner(const std::string& text, const std::string& file,
                                      const Problem& problem);
 

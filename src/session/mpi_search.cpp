@@ -48,12 +48,6 @@ int measure_for_root(const SearchRequest& request, int fd, int rank) {
     Problem problem(requested_spec(request));
     const size_t usable = usable_cpus(), host = std::max(1u, std::thread::hardware_concurrency());
     const std::optional<LocalRank> local = local_rank_from_environment();
-    if (usable < host && (!local || local->rank == 0)) {
-      std::cerr << "gputune: warning: rank " << rank << " may use only " << usable << " of its "
-                << "host's " << host << " CPUs (mpirun binds each rank to a core unless given "
-                << "--bind-to none), and its compiler processes share them; start mpirun with "
-                << "--bind-to none to compile on the whole host\n";
-    }
     SearchRequest rank_request = request;
     if (rank_request.jobs == 0) rank_request.jobs = rank_compile_jobs(usable, host, local);
     auto compiles = make_compile_pool(rank_request);
@@ -65,6 +59,19 @@ int measure_for_root(const SearchRequest& request, int fd, int rank) {
     ipc::write_frame(fd, kRankFailed, e.what());
     return 1;
   }
+}
+
+// Said by the first rank of each host (rank 0's measuring worker shares its host and binding):
+// the CPUs its compiler processes may use, where mpirun bound it to fewer than the host has.
+void warn_of_bound_cpus(int rank, std::vector<std::string>* warnings) {
+  const size_t usable = usable_cpus(), host = std::max(1u, std::thread::hardware_concurrency());
+  const std::optional<LocalRank> local = local_rank_from_environment();
+  if (usable >= host || (local && local->rank != 0)) return;
+  warnings->push_back("rank " + std::to_string(rank) + " may use only " + std::to_string(usable) +
+                      " of its host's " + std::to_string(host) +
+                      " CPUs (mpirun binds each rank to a core unless given --bind-to none), and "
+                      "its compiler processes share them; start mpirun with --bind-to none to "
+                      "compile on the whole host");
 }
 
 // The ranks by device model, in the order they said hello: each model is a workload.
@@ -86,22 +93,25 @@ std::vector<std::vector<RankPeer>> by_device(std::vector<RankPeer> peers) {
 SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world, int listener,
                              const std::string& token, const ProgressCallback& progress,
                              const std::atomic<bool>* stop) {
+  std::vector<std::string> warnings;
+  if (request.replay.empty()) warn_of_bound_cpus(0, &warnings);
   if (world.size > 1 && recovery_of_this_rank() == Recovery::kOff) {
-    std::cerr << "gputune: warning: mpirun runs without --enable-recovery, so Open MPI ends the "
-                 "whole job if one rank dies; start it as mpirun --enable-recovery -n "
-              << world.size << " ... to lose only that rank's variants\n";
+    warnings.push_back(
+        "mpirun runs without --enable-recovery, so Open MPI ends the whole job if one rank "
+        "dies; start it as mpirun --enable-recovery -n " +
+        std::to_string(world.size) + " ... to lose only that rank's variants");
   }
   // Rank 0 measures too, in a worker process of its own, as any other rank does.
   ipc::Child local = ipc::spawn([&request](int fd) { return measure_for_root(request, fd, 0); });
   std::vector<RankPeer> peers =
-      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds, token);
+      gather_ranks(listener, {local.fd}, world.size - 1, kRankStartSeconds, token, &warnings);
   close(listener);
   std::vector<RankHello> hellos;
   for (const RankPeer& peer : peers) hellos.push_back(peer.hello);
   for (const std::string& line : gpus_shared_by_ranks(hellos)) {
-    std::cerr << "gputune: warning: " << line
-              << "; give each rank GPUs of its own, such as --devices local (one share of the "
-                 "host's GPUs per rank)\n";
+    warnings.push_back(line +
+                       "; give each rank GPUs of its own, such as --devices local (one share of "
+                       "the host's GPUs per rank)");
   }
 
   SearchOptions options = search_options(request);
@@ -112,7 +122,7 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
     problem = std::make_unique<Problem>(requested_spec(request));
   }
   const std::string db = request.db.value_or(request.replay.empty() ? "gputune.db" : ":memory:");
-  auto store = open_writable_store(db);
+  auto store = open_writable_store(db, &warnings);
   // The ranks compile; rank 0's compiler only hands each config on.
   auto compiler = make_replay_compiler();
 
@@ -131,12 +141,14 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
     SearchOutcome result = search_and_report(*problem, runner, *compiler, *store, options,
                                              *profiler, false, progress, stop);
     for (RankPeer& peer : runner.release()) done.push_back(std::move(peer));
+    for (std::string& warning : runner.take_warnings()) warnings.push_back(std::move(warning));
     if (first) {
       outcome = std::move(result);
       first = false;
     } else {
-      std::cerr << "gputune: also searched on " << ranks << " ranks with " << device << ": "
-                << result.evaluated.size() << " evaluated (gputune show --db " << db << ")\n";
+      warnings.push_back("also searched on " + std::to_string(ranks) + " ranks with " + device +
+                         ": " + std::to_string(result.evaluated.size()) +
+                         " evaluated (gputune show --db " + db + ")");
     }
     if (stop && *stop) break;
   }
@@ -146,6 +158,7 @@ SearchOutcome search_as_root(const SearchRequest& request, const MpiWorld& world
   if (request.replay.empty()) outcome.db = db;
   outcome.problem = problem_info_of(*problem);
   outcome.spec = problem->spec();
+  outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
   return outcome;
 }
 
@@ -187,11 +200,12 @@ SearchOutcome mpi_search(const SearchRequest& request, const ProgressCallback& p
       throw Error(ErrorCode::kIo, "--mpi: rank " + std::to_string(world.rank) + ": " + address +
                                       " did not prove it is this job's rank 0");
     }
+    SearchOutcome outcome;
+    outcome.measuring_rank = true;
+    if (request.replay.empty()) warn_of_bound_cpus(world.rank, &outcome.warnings);
     measure_for_root(request, fd, world.rank);
     close(fd);
     mpi_finish();
-    SearchOutcome outcome;
-    outcome.measuring_rank = true;
     return outcome;
   }
   SearchOutcome outcome = search_as_root(request, world, listener, token, progress, stop);

@@ -1,9 +1,11 @@
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/shard.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "search/report.h"
 #include "space/problem.h"
@@ -137,6 +139,27 @@ std::vector<PlannedShard> plan_campaign(const CampaignRequest& request) {
     shard.workloads.push_back(std::move(workload));
   }
   return shards;
+}
+
+std::string plan_json(const std::vector<PlannedShard>& shards) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PlannedShard& shard : shards) {
+    nlohmann::json workloads = nlohmann::json::array();
+    for (const PlannedWorkload& w : shard.workloads) {
+      nlohmann::json set = nlohmann::json::object();
+      for (const auto& [name, value] : w.overrides) set[name] = value;
+      nlohmann::json row = {
+          {"spec", w.spec}, {"set", set}, {"title", w.title}, {"configs", w.configs}};
+      if (w.configs_estimated) row["configs_estimated"] = true;
+      workloads.push_back(std::move(row));
+    }
+    out.push_back({{"shard", shard.index},
+                   {"of", shard.count},
+                   {"db", shard.db},
+                   {"workloads", workloads},
+                   {"commands", shard.commands}});
+  }
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

@@ -1,10 +1,12 @@
 #include <ctime>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include "compile/module_cache.h"
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/release.h"
 #include "process/compile_pool.h"
 #include "release/embedded_code.h"
@@ -28,6 +30,17 @@ std::string utc_now() {
 
 ReleaseSummary build_release(const ReleaseRequest& request,
                              const std::function<void(const std::string&)>& say) {
+  if (request.databases.empty()) {
+    throw Error(ErrorCode::kUsage,
+                "expected one or more result databases, e.g. gputune release results.db -o "
+                "kernels.gtrel");
+  }
+  if (request.output.empty()) {
+    throw Error(ErrorCode::kUsage, "-o FILE.gtrel is required (the release database to write)");
+  }
+  if (!request.embed.empty() && request.no_code) {
+    throw Error(ErrorCode::kUsage, "--embed and --no-code exclude each other");
+  }
   ReleaseOptions options;
   options.databases = request.databases;
   for (const std::string& spec : request.specs) options.spec_paths.push_back(resolve_spec(spec));
@@ -73,6 +86,19 @@ ReleaseSummary build_release(const ReleaseRequest& request,
     start = comma + 1;
   }
   return summary;
+}
+
+std::string ReleaseSummary::json() const {
+  return json_text(nlohmann::json{{"output", output},
+                                  {"dump", dump},
+                                  {"kernels", kernels},
+                                  {"devices", devices},
+                                  {"problems", problems},
+                                  {"choices", choices},
+                                  {"configs", configs},
+                                  {"code", code},
+                                  {"code_targets", code_targets}},
+                   2);
 }
 
 std::string release_dump_text(const std::string& path) {

@@ -28,4 +28,27 @@ double WorkloadInfo::speedup() const {
 
 std::string measurement_record(const Measurement& m) { return json_text(measurement_json(m)); }
 
+std::string workload_record(const WorkloadInfo& w) {
+  nlohmann::json out = {{"workload", w.id},
+                        {"spec", w.spec_path},
+                        {"spec_hash", w.spec_hash},
+                        {"source_hash", w.source_hash},
+                        {"kernel", w.kernel_name},
+                        {"problem", nlohmann::json::parse(w.problem_json)},
+                        {"device",
+                         {{"name", w.device.name},
+                          {"arch", w.device.arch()},
+                          {"sm_count", w.device.sm_count},
+                          {"driver", w.device.driver_version}}},
+                        {"nvrtc_version", w.nvrtc_version},
+                        {"attempts", w.attempts},
+                        {"ok", w.ok},
+                        {"created_at", w.created_at},
+                        {"baseline_index", w.baseline_index}};
+  if (w.best) out["best"] = measurement_json(*w.best);
+  if (w.baseline) out["baseline"] = measurement_json(*w.baseline);
+  if (w.speedup() > 0) out["speedup"] = w.speedup();
+  return json_text(out);
+}
+
 }  // namespace gputune

@@ -10,9 +10,9 @@
 #include "gputune/session.h"
 #include "process/compile_pool.h"
 #include "process/process_runner.h"
+#include "profile/variant_profilers.h"
 #include "run/runner.h"
 #include "search/search.h"
-#include "session/variant_profilers.h"
 #include "space/problem.h"
 #include "store/store.h"
 
@@ -37,5 +37,8 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
                                 Store& store, SearchOptions options, SearchProfiler& profiler,
                                 bool replay, const ProgressCallback& progress,
                                 const std::atomic<bool>* stop);
+
+// The spec's own warnings (what loading it noticed), then `warnings`.
+std::vector<std::string> with_spec_warnings(const Spec& spec, std::vector<std::string> warnings);
 
 }  // namespace gputune::search_parts

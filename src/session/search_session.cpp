@@ -3,7 +3,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,6 +22,7 @@
 #include "process/compile_pool.h"
 #include "process/gpu_list.h"
 #include "process/process_runner.h"
+#include "profile/variant_profilers.h"
 #include "replay/replay.h"
 #include "run/runner.h"
 #include "search/matching_workloads.h"
@@ -32,7 +32,6 @@
 #include "session/problem_info.h"
 #include "session/recording_root.h"
 #include "session/search_parts.h"
-#include "session/variant_profilers.h"
 #include "session/writable_store.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -245,10 +244,9 @@ Replay open_replay(const SearchRequest& request) {
     replay.problem = std::make_unique<Problem>(requested_spec(request));
     check_recording_matches(recording, *replay.problem, path);
   } else {
-    replay.problem =
-        std::make_unique<Problem>(recording_problem(recording, recording_root(path, recording),
-                                                    false, request.replay_unverified)
-                                      .spec());
+    recording.info.spec_path = recording_spec_file(path, recording);
+    replay.problem = std::make_unique<Problem>(
+        recording_problem(recording, "", false, request.replay_unverified).spec());
   }
   check_recording_configs(recording, *replay.problem, path);
   replay.counters = std::move(recording.counters);
@@ -351,6 +349,11 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   return outcome;
 }
 
+std::vector<std::string> with_spec_warnings(const Spec& spec, std::vector<std::string> warnings) {
+  warnings.insert(warnings.begin(), spec.warnings.begin(), spec.warnings.end());
+  return warnings;
+}
+
 }  // namespace search_parts
 
 using namespace search_parts;
@@ -378,25 +381,36 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   check_architecture(request.arch, "--arch");
   if (request.mpi) return mpi_search(request, progress, stop);
   const SearchOptions options = search_options(request);
+  std::vector<std::string> warnings;
   if (!request.replay.empty()) {
     if (request.host_check) {
-      std::cerr << "gputune: warning: a replay cannot run the check function: the variants' "
-                   "statuses are those stored when they were measured (and checked)\n";
+      warnings.push_back(
+          "a replay cannot run the check function: the variants' statuses are those stored "
+          "when they were measured (and checked)");
     }
     Replay replay = open_replay(request);
     if (request.replay_real_time) replay.runner = pace_like_recorded(std::move(replay.runner));
     auto compiler = make_replay_compiler();
     const std::string db = request.db.value_or(":memory:");
-    auto store = open_writable_store(db);
+    auto database = open_writable_store(db, &warnings);
+    auto store = keep_answered(*database);
     // The recording's copy bandwidth (a database's, for its device): 0 when it has none.
     auto profiler = make_recorded_profiler(replay.problem->spec(), replay.counters, kProfileStartS,
                                            replay.runner->measure_copy_bandwidth());
     SearchOutcome outcome = search_and_report(*replay.problem, *replay.runner, *compiler, *store,
                                               options, *profiler, true, progress, stop);
     store_replayed_counters(*replay.problem, replay.counters, outcome.workload, *store);
+    const auto unanswered =
+        std::count_if(outcome.evaluated.begin(), outcome.evaluated.end(), is_unrecorded);
+    if (unanswered > 0) {
+      warnings.push_back(std::to_string(unanswered) + " of the configs the search chose " +
+                         (unanswered == 1 ? "is" : "are") + " not in " + request.replay +
+                         "; nothing is stored for them, so a search on a GPU measures them");
+    }
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();
+    outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
     return outcome;
   }
   if (!request.inline_spec && request.spec.empty()) {
@@ -409,12 +423,8 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
                     " says check: none, and a check function was given; expected one of them "
                     "(drop check: none to have the function judge the outputs)");
   }
-  if (!problem.baseline_note().empty()) {
-    std::cerr << "gputune: warning: " << problem.baseline_note() << "\n";
-  }
-  if (!problem.engine_note().empty()) {
-    std::cerr << "gputune: warning: " << problem.engine_note() << "\n";
-  }
+  if (!problem.baseline_note().empty()) warnings.push_back(problem.baseline_note());
+  if (!problem.engine_note().empty()) warnings.push_back(problem.engine_note());
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
   SearchOutcome outcome;
@@ -433,7 +443,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     auto runner = make_process_runner(problem, devices, timing, *compiler, watchdog, announce,
                                       request.host_check);
     const std::string db = request.db.value_or("gputune.db");
-    auto store = open_writable_store(db);
+    auto store = open_writable_store(db, &warnings);
     NcuLaunch launch;
     launch.device = devices.front();
     launch.timeout_s = 60;
@@ -446,6 +456,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   outcome.problem = problem_info_of(problem);
   outcome.spec = problem.spec();
+  outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
   return outcome;
 }
 

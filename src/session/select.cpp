@@ -5,6 +5,7 @@
 
 #include "gputune/error.h"
 #include "gputune/results.h"
+#include "gputune/session.h"
 #include "gputune/spec.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
@@ -48,18 +49,14 @@ runtime::DeviceDescription device_of(const SelectRequest& request) {
                     (request.cc.empty() ? "no" : "a") + " capability and " +
                     (request.sm_count > 0 ? "an" : "no") + " SM count)");
   }
-  const size_t dot = request.cc.find('.');
-  char* end = nullptr;
-  const long major = std::strtol(request.cc.c_str(), &end, 10);
-  const long minor =
-      dot == std::string::npos ? 0 : std::strtol(request.cc.c_str() + dot + 1, &end, 10);
-  if (major <= 0 || *end != '\0') {
+  const auto cc = parse_compute_capability(request.cc);
+  if (!cc) {
     throw Error(ErrorCode::kUsage, "--cc '" + request.cc +
                                        "' is not a compute capability; expected MAJOR.MINOR, "
                                        "as 9.0 for an H100");
   }
-  return runtime::DeviceDescription::described(request.device_name, static_cast<int>(major),
-                                               static_cast<int>(minor), request.sm_count);
+  return runtime::DeviceDescription::described(request.device_name, cc->first, cc->second,
+                                               request.sm_count);
 }
 
 }  // namespace
@@ -73,6 +70,7 @@ SelectOutcome select_config(const SelectRequest& request) {
     spec = open_spec(request.spec_or_kernel, request.overrides);  // a broken spec is an error
   }
   if (spec) {
+    out.warnings = spec->warnings;
     out.kernel = spec->kernel_name.text;
     source_hash = spec->source_hash();
     // The problem values only: the space is never counted (problem_info would walk it).
@@ -97,7 +95,7 @@ SelectOutcome select_config(const SelectRequest& request) {
     const runtime::Selector selector =
         runtime::Selector::open(request.dbs, runtime::Options{request.strict});
     out.selection = selector.select(out.kernel, problem, device, source_hash);
-    out.warnings = selector.warnings();
+    for (const std::string& warning : selector.warnings()) out.warnings.push_back(warning);
   } catch (const runtime::RuntimeError& e) {
     throw Error(ErrorCode::kDb, e.what());
   }

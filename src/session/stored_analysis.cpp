@@ -4,8 +4,8 @@
 
 #include "gputune/analysis.h"
 #include "gputune/error.h"
+#include "profile/analysis_outcome.h"
 #include "search/matching_workloads.h"
-#include "session/analysis_outcome.h"
 #include "space/problem.h"
 #include "store/store.h"
 

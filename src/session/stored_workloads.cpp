@@ -1,7 +1,10 @@
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "gputune/error.h"
+#include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "replay/replay.h"
 #include "search/matching_workloads.h"
@@ -60,29 +63,63 @@ StoredWorkload load_stored(const std::string& db, int64_t workload,
   return out;
 }
 
+namespace {
+
+// The workloads to export (every one, or `workload`), each with its file in `folder`: the
+// recording's name (spec, problem, GPU) with `extension` for ".csv". Workloads that differ only
+// in what the name leaves out (two specs with one stem, a different kernel version) each get
+// their id, so that none overwrites another.
+std::vector<std::pair<std::string, WorkloadSummary>> export_files(const Store& store,
+                                                                  const std::string& folder,
+                                                                  std::optional<int64_t> workload,
+                                                                  const std::string& extension) {
+  std::vector<WorkloadSummary> chosen;
+  std::map<std::string, int> uses;  // file name -> workloads that would get it
+  for (auto& w : store.workloads()) {
+    if (workload && w.id != *workload) continue;
+    ++uses[recording_file_name(w.key)];
+    chosen.push_back(std::move(w));
+  }
+  std::vector<std::pair<std::string, WorkloadSummary>> out;
+  for (auto& w : chosen) {
+    const std::string name = recording_file_name(w.key);
+    std::string stem = name.substr(0, name.size() - 4);  // ".csv"
+    if (uses[name] > 1) stem += "_workload_" + std::to_string(w.id);
+    out.emplace_back((std::filesystem::path(folder) / (stem + extension)).string(), std::move(w));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::string& db,
                                                                     const std::string& folder,
                                                                     std::optional<int64_t> workload,
                                                                     const std::string& commit) {
   auto store = open_existing_store(db);
   std::filesystem::create_directories(folder);
-  std::vector<WorkloadSummary> chosen;
-  std::map<std::string, int> uses;  // file name -> workloads that would get it
-  for (auto& w : store->workloads()) {
-    if (workload && w.id != *workload) continue;
-    ++uses[recording_file_name(w.key)];
-    chosen.push_back(std::move(w));
-  }
   std::vector<std::pair<std::string, WorkloadInfo>> written;
-  for (const auto& w : chosen) {
-    // Workloads that differ only in what the name leaves out (two specs with one stem, a
-    // different kernel version) each get their id, so that none overwrites another.
-    std::string name = recording_file_name(w.key);
-    if (uses[name] > 1) {
-      name = name.substr(0, name.size() - 4) + "_workload_" + std::to_string(w.id) + ".csv";
-    }
-    std::string path = (std::filesystem::path(folder) / name).string();
+  for (const auto& [path, w] : export_files(*store, folder, workload, ".csv")) {
     export_recording(*store, w.id, path, commit, shipped_data_root());
+    written.emplace_back(path, workload_info(w));
+  }
+  return written;
+}
+
+std::vector<std::pair<std::string, WorkloadInfo>> export_t4(const std::string& db,
+                                                            const std::string& folder,
+                                                            std::optional<int64_t> workload) {
+  std::vector<std::pair<std::string, WorkloadSummary>> files;
+  {
+    auto store = open_existing_store(db);
+    files = export_files(*store, folder, workload, ".t4.json");
+  }
+  std::filesystem::create_directories(folder);
+  std::vector<std::pair<std::string, WorkloadInfo>> written;
+  for (const auto& [path, w] : files) {
+    std::ofstream out(path);
+    out << t4_results(db, w.id);
+    if (!out) throw Error(ErrorCode::kIo, path + ": cannot write the T4 results");
     written.emplace_back(path, workload_info(w));
   }
   return written;
@@ -91,6 +128,14 @@ std::vector<std::pair<std::string, WorkloadInfo>> export_recordings(const std::s
 void export_workload(const std::string& db, int64_t workload, const std::string& path) {
   auto store = open_existing_store(db);
   export_recording(*store, workload, path, "", shipped_data_root());
+}
+
+std::string exported_json(const std::vector<std::pair<std::string, WorkloadInfo>>& written) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [path, w] : written) {
+    out.push_back({{"path", path}, {"workload", w.id}, {"attempts", w.attempts}, {"ok", w.ok}});
+  }
+  return json_text(out, 2);
 }
 
 }  // namespace gputune

@@ -64,7 +64,26 @@ std::string t4_results(const std::string& db, int64_t workload) {
   const StoredWorkload stored = load_stored(db, workload);
   nlohmann::json results = nlohmann::json::array();
   for (const AttemptInfo& attempt : stored.history) results.push_back(t4_entry(attempt));
-  nlohmann::json document = {{"schema_version", "1.0.0"}, {"results", results}};
+  const WorkloadInfo& w = stored.summary;
+  nlohmann::json problem = nlohmann::json::object();
+  if (const auto values = problem_from_json(w.problem_json)) {
+    for (const auto& [name, value] : *values) problem[name] = value;
+  }
+  // Not a member of the T4 schema (which allows others): a file read on its own says which
+  // kernel, problem and GPU its results are of.
+  const nlohmann::json about = {{"kernel", w.kernel_name},
+                                {"spec", w.spec_path},
+                                {"spec_hash", w.spec_hash},
+                                {"source_hash", w.source_hash},
+                                {"problem", problem},
+                                {"gpu",
+                                 {{"name", w.device.name},
+                                  {"compute_capability", std::to_string(w.device.cc_major) + "." +
+                                                             std::to_string(w.device.cc_minor)},
+                                  {"sm_count", w.device.sm_count}}},
+                                {"toolchain", w.nvrtc_version}};
+  nlohmann::json document = {
+      {"schema_version", "1.0.0"}, {"workload", about}, {"results", results}};
   return json_text(document, 2) + "\n";
 }
 

@@ -6,7 +6,7 @@
 #include "gputune/json_text.h"
 #include "gputune/session.h"
 #include "gputune/transforms.h"
-#include "session/config_assignments.h"
+#include "profile/config_assignments.h"
 #include "space/problem.h"
 
 namespace gputune {
@@ -36,7 +36,8 @@ VariantSource variant_source(const Spec& spec, const VariantChoice& choice) {
     }
     if (!found) {
       throw Error(ErrorCode::kIo, "nothing measured for " + workload_title(spec) + " in " +
-                                      choice.best_db + "; expected a database it was searched in");
+                                      choice.best_db + ": " +
+                                      why_nothing_measured(choice.best_db, spec));
     }
   }
   const Variant variant = problem.variant(out.index);

@@ -10,6 +10,7 @@
 #include "core/text.h"
 #include "gputune/error.h"
 #include "spec/cuda_source.h"
+#include "spec/spec_checker.h"
 #include "transforms/generic_transform.h"
 #include "transforms/source_transforms.h"
 
@@ -26,95 +27,10 @@ bool same_value(const Value& a, const Value& b) {
   return a == b;
 }
 
-bool contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+}  // namespace
 
-class Checker {
- public:
-  Checker(Spec& spec, const SpecCheckContext& context) : spec_(spec), context_(context) {
-    std::istringstream in(spec.text);
-    for (std::string line; std::getline(in, line);) lines_.push_back(line);
-  }
-
-  void run() {
-    check_kernel();
-    check_problem();
-    check_parameters(false);
-    check_parameters(true);
-    check_defines();
-    check_arguments();
-    check_launches();
-    check_reference_kernel();
-    check_constraints();
-    check_baseline();
-    check_tolerances();
-    check_metrics();
-    check_search();
-    check_remedies();
-  }
-
- private:
-  enum class Visible { kEarlierProblem, kProblem, kProblemAndParameters };
-
-  [[noreturn]] void fail(const SourceLocation& at, const std::string& what) const {
-    throw Error(ErrorCode::kSpec, at.message(what));
-  }
-  SourceLocation at(const std::string& key, const SourceLocation& otherwise) const {
-    const auto it = context_.where.find(key);
-    return it == context_.where.end() ? otherwise : it->second;
-  }
-
-  // A quoted scalar's text starts one column after its location.
-  int column_shift(const SourceLocation& at) const {
-    if (at.file != spec_.path || at.line < 1 || at.line > static_cast<int>(lines_.size())) {
-      return 0;
-    }
-    const std::string& line = lines_[at.line - 1];
-    if (at.column < 1 || at.column > static_cast<int>(line.size())) return 0;
-    const char c = line[at.column - 1];
-    return c == '"' || c == '\'' ? 1 : 0;
-  }
-
-  void check_expression(const ExprText& expr, Visible visible, const std::string& what,
-                        size_t problem_count = 0, bool from_override = false) const;
-  // `identifier`: the name must be one (all but an engine knob's "unroll(k_loop)").
-  void define_name(const std::string& name, const SourceLocation& where, const std::string& kind,
-                   bool identifier = true);
-  void check_kernel_name(const ExprText& kernel_name) const;
-
-  void check_kernel();
-  void check_problem();
-  void check_parameters(bool transforms);
-  void check_defines() const;
-  void check_arguments();
-  void check_output_check(const ArgumentSpec& arg, const std::string& what) const;
-  void check_generator(const ArgumentSpec& fill, const std::string& what) const;
-  void check_constant_argument(const ArgumentSpec& arg, const std::string& key) const;
-  void check_launches();
-  void check_launch_geometry(const LaunchSpec& launch, const std::string& context,
-                             Visible visible = Visible::kProblemAndParameters) const;
-  void check_reference_kernel() const;
-  void check_constraints() const;
-  void check_baseline();
-  void check_tolerances() const;
-  void check_metrics() const;
-  void check_search() const;
-  void check_remedies() const;
-
-  Spec& spec_;
-  const SpecCheckContext& context_;
-  std::vector<std::string> lines_;
-  std::vector<std::string> problem_names_;
-  std::vector<std::string> numeric_dimensions_;
-  std::vector<std::string> symbol_dimensions_;
-  std::vector<std::pair<std::string, SourceLocation>> defined_;
-  std::vector<std::string> kernel_globals_;  // the kernel's __global__ functions, headers included
-  std::vector<std::string> kernel_constants_;  // its __constant__ variables, headers included
-};
-
-void Checker::check_expression(const ExprText& expr, Visible visible, const std::string& what,
-                               size_t problem_count, bool from_override) const {
+void SpecChecker::check_expression(const ExprText& expr, Visible visible, const std::string& what,
+                                   size_t problem_count, bool from_override) const {
   std::vector<std::string> names;
   if (visible == Visible::kEarlierProblem) {
     names.assign(problem_names_.begin(), problem_names_.begin() + problem_count);
@@ -152,8 +68,8 @@ void Checker::check_expression(const ExprText& expr, Visible visible, const std:
   }
 }
 
-void Checker::define_name(const std::string& name, const SourceLocation& where,
-                          const std::string& kind, bool identifier) {
+void SpecChecker::define_name(const std::string& name, const SourceLocation& where,
+                              const std::string& kind, bool identifier) {
   if (identifier && !is_identifier(name)) {
     fail(where, kind + " name '" + name +
                     "' is not an identifier; expected letters, digits and '_', not starting "
@@ -175,7 +91,7 @@ void Checker::define_name(const std::string& name, const SourceLocation& where,
 }
 
 // A kernel name or name expression, checked against the source's __global__ functions.
-void Checker::check_kernel_name(const ExprText& kernel_name) const {
+void SpecChecker::check_kernel_name(const ExprText& kernel_name) const {
   const std::string& text = kernel_name.text;
   const size_t angle = text.find('<');
   const std::string base = trim(text.substr(0, angle));
@@ -203,12 +119,15 @@ void Checker::check_kernel_name(const ExprText& kernel_name) const {
   }
 }
 
+namespace {
+
 // The name the launches spell out when the spec's kernel has none: "a + b".
 std::string launches_kernel_name(const std::vector<LaunchSpec>& launches) {
   std::vector<std::string> names;
   for (const LaunchSpec& launch : launches) {
-    if (!launch.kernel_name.text.empty() && !contains(names, launch.kernel_name.text)) {
-      names.push_back(launch.kernel_name.text);
+    const std::string& name = launch.kernel_name.text;
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
     }
   }
   std::string out;
@@ -216,7 +135,9 @@ std::string launches_kernel_name(const std::vector<LaunchSpec>& launches) {
   return out;
 }
 
-void Checker::check_kernel() {
+}  // namespace
+
+void SpecChecker::check_kernel() {
   std::set<std::string> seen{spec_.kernel_path};
   const std::string headers = quoted_includes(
       spec_.kernel_source, std::filesystem::path(spec_.kernel_path).parent_path().string(), &seen);
@@ -229,7 +150,7 @@ void Checker::check_kernel() {
   if (!spec_.kernel_name.text.empty() && !composed) check_kernel_name(spec_.kernel_name);
 }
 
-void Checker::check_problem() {
+void SpecChecker::check_problem() {
   for (const auto& [name, expr] : spec_.problem) {
     define_name(name, at("problem/" + name, expr.where), "problem value");
     problem_names_.push_back(name);
@@ -241,7 +162,7 @@ void Checker::check_problem() {
   }
 }
 
-void Checker::check_parameters(bool transforms) {
+void SpecChecker::check_parameters(bool transforms) {
   for (ParameterSpec& parameter : transforms ? spec_.transforms : spec_.parameters) {
     parameter.is_transform = transforms;
     const GenericTransform* transform = nullptr;
@@ -285,7 +206,7 @@ void Checker::check_parameters(bool transforms) {
   }
 }
 
-void Checker::check_defines() const {
+void SpecChecker::check_defines() const {
   std::vector<std::string> seen;
   for (const auto& [name, expr] : spec_.defines) {
     const SourceLocation where = at("defines/" + name, expr.where);
@@ -316,160 +237,8 @@ void Checker::check_defines() const {
   }
 }
 
-void Checker::check_arguments() {
-  if (spec_.arguments.empty()) {
-    fail(at("arguments", {}), "arguments is empty; expected the kernel's arguments in order");
-  }
-  std::set<std::string> names;
-  bool has_output = false;
-  for (size_t i = 0; i < spec_.arguments.size(); ++i) {
-    const ArgumentSpec& arg = spec_.arguments[i];
-    const std::string key = "arguments/" + std::to_string(i) + "/";
-    if (!is_identifier(arg.name)) {
-      fail(at(key + "name", arg.where), "argument name '" + arg.name +
-                                            "' is not an identifier; expected letters, "
-                                            "digits and '_'");
-    }
-    if (!names.insert(arg.name).second) {
-      fail(at(key + "name", arg.where),
-           "argument '" + arg.name + "' is listed twice; expected unique argument names");
-    }
-    const std::string what = "argument '" + arg.name + "'";
-    if (arg.is_buffer) {
-      check_expression(arg.count, Visible::kProblem, what + " count");
-    } else {
-      check_expression(arg.value, Visible::kProblemAndParameters, what + " value");
-    }
-    if (arg.output && !arg.is_buffer) {
-      fail(at(key + "output", arg.where),
-           what + " is a scalar and cannot be an output; expected count for a buffer");
-    }
-    has_output = has_output || arg.output;
-    if (arg.scratch && !arg.is_buffer) {
-      fail(at(key + "scratch", arg.where),
-           what + " is a scalar and cannot be scratch; expected count for a buffer");
-    }
-    if (arg.scratch && arg.output) {
-      fail(at(key + "scratch", arg.where),
-           what +
-               " is both an output and scratch; expected one of them: outputs "
-               "are checked, scratch buffers only pass data between launches");
-    }
-    if (arg.constant) check_constant_argument(arg, key);
-    if (arg.is_buffer && arg.fill == Fill::kRandom && !(arg.fill_low < arg.fill_high)) {
-      fail(at(key + "range", arg.where),
-           what + " range is empty; expected [low, high] with low < high");
-    }
-    if (arg.is_buffer && !arg.scratch && (!arg.output || arg.initialised)) {
-      check_generator(arg, what);
-    }
-    if (arg.reference_fill) check_generator(*arg.reference_fill, "reference of '" + arg.name + "'");
-    if (arg.is_buffer && arg.fill == Fill::kData && !arg.data && !arg.scratch &&
-        (!arg.output || arg.initialised)) {
-      fail(arg.where, what + " has fill data but no data; expected its contents");
-    }
-    check_output_check(arg, what);
-  }
-  if (!has_output && spec_.check_outputs) {
-    fail(at("arguments", {}),
-         "no argument is an output; expected at least one buffer with output: true (or "
-         "check: none to time without checking)");
-  }
-}
-
-// A generator is an expression of the element index `i` alone: the same data at any config.
-void Checker::check_generator(const ArgumentSpec& fill, const std::string& what) const {
-  if (fill.fill != Fill::kGenerator) return;
-  Scope scope;
-  scope.set("i", 0);
-  try {
-    Expression parsed(fill.generator.text, scope);
-  } catch (const ExpressionError& e) {
-    SourceLocation at = fill.generator.where;
-    at.column += column_shift(at) + e.offset;
-    fail(at, what + " generator '" + fill.generator.text + "': " + e.message +
-                 "; expected an expression of i, the element's index, such as \"i % 7 * 0.5\"");
-  }
-}
-
-// What only an output may have (an initial fill, a check region, a reference), and the region's
-// expressions, which read problem values only: every variant is checked on the same elements.
-void Checker::check_output_check(const ArgumentSpec& arg, const std::string& what) const {
-  const bool has_check = arg.check_region || arg.reference || arg.reference_fill;
-  if (!arg.output && (arg.initialised || has_check)) {
-    fail(arg.where, what + " is not an output but has " +
-                        (arg.initialised                       ? "an initial fill"
-                         : arg.reference || arg.reference_fill ? "a reference"
-                                                               : "a check region") +
-                        "; expected output: true with it");
-  }
-  if (!spec_.check_outputs && has_check) {
-    fail(arg.where, what + " has " +
-                        (arg.reference || arg.reference_fill ? "a reference" : "a check region") +
-                        " but the spec says check: none; expected one or the other");
-  }
-  if (!arg.check_region) return;
-  const CheckRegionSpec& region = *arg.check_region;
-  const std::string context = "check region of '" + arg.name + "'";
-  const size_t dimensions = region.begin.size();
-  if (dimensions < 1 || dimensions > 3 || region.end.size() != dimensions ||
-      (!region.shape.empty() && region.shape.size() != dimensions)) {
-    fail(region.where, context + " has begin of " + std::to_string(dimensions) + ", end of " +
-                           std::to_string(region.end.size()) + " and shape of " +
-                           std::to_string(region.shape.size()) +
-                           " dimensions; expected 1 to 3, the same for each");
-  }
-  if (region.shape.empty() && dimensions > 1) {
-    fail(region.where, context + " has " + std::to_string(dimensions) +
-                           " dimensions but no shape; expected shape: [...], the output's "
-                           "dimensions, row-major (the last one contiguous)");
-  }
-  for (const auto& [part, exprs] :
-       {std::make_pair("shape", &region.shape), std::make_pair("begin", &region.begin),
-        std::make_pair("end", &region.end)}) {
-    for (size_t i = 0; i < exprs->size(); ++i) {
-      check_expression((*exprs)[i], Visible::kProblem,
-                       context + " " + part + "[" + std::to_string(i) + "]");
-    }
-  }
-}
-
-void Checker::check_constant_argument(const ArgumentSpec& arg, const std::string& key) const {
-  const std::string what = "argument '" + arg.name + "'";
-  const SourceLocation where = at(key + "constant", arg.where);
-  if (!arg.is_buffer) {
-    fail(where, what +
-                    " is a scalar and cannot be constant; expected count (the elements of the "
-                    "__constant__ symbol it fills)");
-  }
-  if (arg.output || arg.scratch) {
-    fail(where, what + " is constant and " + (arg.output ? "an output" : "scratch") +
-                    ", but kernels cannot write __constant__ memory; expected constant: true "
-                    "on inputs only (remove " +
-                    (arg.output ? "output" : "scratch") + ": true or constant: true)");
-  }
-  const std::string& symbol = arg.constant_symbol();
-  const SourceLocation symbol_where = at(key + (arg.symbol.empty() ? "name" : "symbol"), where);
-  if (!is_identifier(symbol)) {
-    fail(symbol_where, what + " names the symbol '" + symbol +
-                           "', which is not an identifier; expected the name of a "
-                           "__constant__ variable at namespace scope");
-  }
-  if (!contains(kernel_constants_, symbol)) {
-    const std::string source = !context_.kernel_source_as_written.empty()
-                                   ? context_.kernel_source_as_written
-                               : !spec_.kernel_path.empty() ? spec_.kernel_path
-                                                            : std::string("the kernel source");
-    fail(symbol_where,
-         what + " is constant, but " + source + " declares no __constant__ variable '" + symbol +
-             "'" + suggestion(symbol, kernel_constants_) + "; expected one of: " +
-             (kernel_constants_.empty() ? "(none found)" : join(kernel_constants_)) +
-             (arg.symbol.empty() ? " (or symbol: <name> when the argument's name differs)" : ""));
-  }
-}
-
-void Checker::check_launch_geometry(const LaunchSpec& launch, const std::string& context,
-                                    Visible visible) const {
+void SpecChecker::check_launch_geometry(const LaunchSpec& launch, const std::string& context,
+                                        Visible visible) const {
   for (const bool block : {true, false}) {
     const std::vector<ExprText>& dims = block ? launch.block : launch.grid;
     const std::string key = block ? "block" : "grid";
@@ -492,7 +261,7 @@ void Checker::check_launch_geometry(const LaunchSpec& launch, const std::string&
   }
 }
 
-void Checker::check_launches() {
+void SpecChecker::check_launches() {
   if (spec_.launches.empty()) {
     fail(spec_.launches_where,
          "the spec has no launch; expected launch: {block, grid} or a list under launches:");
@@ -538,62 +307,14 @@ void Checker::check_launches() {
   }
 }
 
-// The reference kernel runs once per workload, so what it is launched with may depend on the
-// problem values but not on a config's parameters.
-void Checker::check_reference_kernel() const {
-  if (!spec_.reference_kernel) return;
-  const ReferenceKernelSpec& reference = *spec_.reference_kernel;
-  const LaunchSpec& launch = reference.launch;
-  const std::string what = "reference kernel '" + launch.kernel_name.text + "'";
-  if (!spec_.check_outputs) {
-    fail(reference.where, "a " + what +
-                              " is given but the check is off (check: none); expected one or "
-                              "the other");
-  }
-  std::set<std::string> seen{reference.path};
-  const std::string headers = quoted_includes(
-      reference.source, std::filesystem::path(reference.path).parent_path().string(), &seen);
-  const std::vector<std::string> globals = global_functions(reference.source + "\n" + headers);
-  std::string name = trim(launch.kernel_name.text.substr(0, launch.kernel_name.text.find('<')));
-  if (const size_t colons = name.rfind("::"); colons != std::string::npos) {
-    name = name.substr(colons + 2);
-  }
-  if (!contains(globals, name)) {
-    fail(launch.kernel_name.where,
-         "reference kernel '" + name + "' is not a __global__ function of " + reference.path +
-             suggestion(name, globals) +
-             "; expected one of: " + (globals.empty() ? "(none found)" : join(globals)));
-  }
-  bool passes_output = false;
-  for (size_t a : launch.arguments) {
-    if (a >= spec_.arguments.size()) {
-      fail(launch.where, what + " passes argument " + std::to_string(a) + ", but the spec has " +
-                             std::to_string(spec_.arguments.size()) +
-                             "; expected indices into the arguments");
-    }
-    passes_output = passes_output || spec_.arguments[a].output;
-  }
-  if (!passes_output) {
-    fail(launch.where, what +
-                           " is passed no output, so it computes nothing to check against; "
-                           "expected its arguments to include the outputs");
-  }
-  check_launch_geometry(launch, what + " launch", Visible::kProblem);
-  for (const auto& [define, expr] : reference.defines) {
-    if (!is_identifier(define)) {
-      fail(expr.where, what + " define '" + define +
-                           "' is not an identifier; expected letters, digits and '_'");
-    }
-    check_expression(expr, Visible::kProblem, what + " define '" + define + "'");
-  }
-}
-
-void Checker::check_constraints() const {
+void SpecChecker::check_constraints() const {
   for (size_t i = 0; i < spec_.constraints.size(); ++i) {
     check_expression(spec_.constraints[i], Visible::kProblemAndParameters,
                      "constraint " + std::to_string(i + 1));
   }
 }
+
+namespace {
 
 // Where the baseline names no value: an engine knob's neutral value where it lists it (the
 // baseline is then the kernel as written), the first value otherwise.
@@ -608,7 +329,9 @@ Value default_baseline(const ParameterSpec& parameter) {
   return parameter.values.front();
 }
 
-void Checker::check_baseline() {
+}  // namespace
+
+void SpecChecker::check_baseline() {
   std::vector<const ParameterSpec*> all;
   for (const auto& p : spec_.parameters) all.push_back(&p);
   for (const auto& p : spec_.transforms) all.push_back(&p);
@@ -650,7 +373,7 @@ void Checker::check_baseline() {
   }
 }
 
-void Checker::check_tolerances() const {
+void SpecChecker::check_tolerances() const {
   if (spec_.rtol < 0) {
     fail(at("check/rtol", {}), "check rtol is negative; expected a tolerance >= 0");
   }
@@ -659,7 +382,7 @@ void Checker::check_tolerances() const {
   }
 }
 
-void Checker::check_metrics() const {
+void SpecChecker::check_metrics() const {
   if (spec_.bytes) {
     check_expression(*spec_.bytes, Visible::kProblemAndParameters, "metrics bytes");
   }
@@ -668,7 +391,7 @@ void Checker::check_metrics() const {
   }
 }
 
-void Checker::check_search() const {
+void SpecChecker::check_search() const {
   const SearchSettings& search = spec_.search;
   if (!is_identifier(search.strategy)) {
     fail(at("search/strategy", {}), "search strategy '" + search.strategy +
@@ -679,9 +402,7 @@ void Checker::check_search() const {
   }
 }
 
-}  // namespace
-
-void Checker::check_remedies() const {
+void SpecChecker::check_remedies() const {
   std::vector<std::string> names;
   std::vector<std::string> symbolic;  // a direction means nothing for these
   for (const auto* list : {&spec_.parameters, &spec_.transforms}) {
@@ -718,7 +439,7 @@ void Checker::check_remedies() const {
   }
 }
 
-void check_spec(Spec& spec, const SpecCheckContext& context) { Checker(spec, context).run(); }
+void check_spec(Spec& spec, const SpecCheckContext& context) { SpecChecker(spec, context).run(); }
 
 void check_spec(Spec& spec) { check_spec(spec, SpecCheckContext{}); }
 

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -140,7 +139,8 @@ class T1Reader {
   void read_argument(const json& item, const std::string& pointer, ArgumentSpec* arg);
   void read_launch(const json& kernel, Spec* spec);
   std::vector<ExprText> divided_grid_of(const json& kernel, const Spec& spec,
-                                        const std::vector<ExprText>& global_grid) const;
+                                        const std::vector<ExprText>& global_grid,
+                                        std::vector<std::string>* warnings) const;
   void read_budget(const json& root, Spec* spec);
   void read_search(const json& root, Spec* spec);
 
@@ -275,10 +275,10 @@ void T1Reader::read_parameters(const json& space, Spec* spec) {
     if (item.contains("Default") && !default_among_values(item.at("Default"), parameter)) {
       // Published files hold such Defaults (BAT's hotspot: MAX_TFACTOR 1 of [10]); Kernel Tuner
       // and KTT ignore Default, so the file still runs, from the spec check's baseline.
-      std::cerr << "gputune: warning: " << where_.at(pointer + "/Default").str() << ": parameter '"
-                << parameter.name << "' Default " << item.at("Default").dump()
-                << " is not among its Values; the baseline takes "
-                << parameter.values.front().text() << " instead\n";
+      spec->warnings.push_back(where_.at(pointer + "/Default").str() + ": parameter '" +
+                               parameter.name + "' Default " + item.at("Default").dump() +
+                               " is not among its Values; the baseline takes " +
+                               parameter.values.front().text() + " instead");
     } else if (item.contains("Default")) {
       const json& fallback = item.at("Default");
       context_.where["baseline/" + std::to_string(spec->baseline.size()) + "/name"] =
@@ -491,7 +491,8 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
     global_grid.push_back({grid, where_.at(g_pointer)});
   }
   if (launch.block.empty()) fail(at + "/LocalSize", "LocalSize has no X; expected at least X");
-  launch.grid = divided ? divided_grid_of(kernel, *spec, global_grid) : global_grid;
+  launch.grid =
+      divided ? divided_grid_of(kernel, *spec, global_grid, &spec->warnings) : global_grid;
   if (kernel.contains("SharedMemory")) {
     const json& shared = kernel.at("SharedMemory");
     if (!(shared.is_number() && shared.get<double>() == 0)) {
@@ -506,9 +507,10 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
 // The grid from ProblemSize and GridDivX/GridDivY, as Kernel Tuner computes it from
 // problem_size and grid_div_x/y: a divisor list of parameter expressions per axis, null or
 // absent meaning block_size_x/y/z where the file has that parameter. A GlobalSize that gives
-// another grid at the Defaults is a warning: the grid follows the divisors.
+// another grid at the Defaults is a warning (added to `warnings`): the grid follows the divisors.
 std::vector<ExprText> T1Reader::divided_grid_of(const json& kernel, const Spec& spec,
-                                                const std::vector<ExprText>& global_grid) const {
+                                                const std::vector<ExprText>& global_grid,
+                                                std::vector<std::string>* warnings) const {
   const std::string at = "/KernelSpecification";
   std::vector<std::string> problem_names;
   for (const auto& [name, text] : spec.problem) problem_names.push_back(name);
@@ -559,12 +561,11 @@ std::vector<ExprText> T1Reader::divided_grid_of(const json& kernel, const Spec& 
       }
       return "(" + out + ")";
     };
-    std::cerr << "gputune: warning: " << where_.at(at + "/GlobalSize").str()
-              << ": GlobalSize gives the grid " << text(*from_global)
-              << " at the Defaults, but ProblemSize with the grid divisors gives "
-              << text(*from_divisors)
-              << "; the grid is taken from ProblemSize and GridDivX/GridDivY, as BAT's runners "
-                 "do\n";
+    warnings->push_back(
+        where_.at(at + "/GlobalSize").str() + ": GlobalSize gives the grid " + text(*from_global) +
+        " at the Defaults, but ProblemSize with the grid divisors gives " + text(*from_divisors) +
+        "; the grid is taken from ProblemSize and GridDivX/GridDivY, as BAT's "
+        "runners do");
   }
   return grid;
 }

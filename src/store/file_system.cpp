@@ -57,7 +57,7 @@ std::string network_database_warning(const std::string& db_path,
   if (db_path.empty() || db_path == ":memory:") return "";
   const std::string name = network_file_system_name(magic_of(db_path));
   if (name.empty()) return "";
-  return "gputune: warning: " + db_path + " is on " + name +
+  return db_path + " is on " + name +
          ", a network file system: SQLite's locks are not reliable there, and several writers "
          "can corrupt the database. Give each job a --db on local disk (such as $TMPDIR) and "
          "merge the files afterwards with gputune merge (docs/cluster.md).";

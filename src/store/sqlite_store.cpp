@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,17 @@
 
 namespace gputune {
 namespace {
+
+// A spec path as a database keeps it: absolute when it names a file, since the database is read
+// later from other folders (`gputune release` loads the spec from it); else as given (an
+// inline spec's name).
+std::string stored_spec_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty() || !fs::is_regular_file(path, ec)) return path;
+  const fs::path absolute = fs::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
+}
 
 // A variant's row, found or made. Its config is the space's for that index and is written once:
 // a later attempt (a replay's, an import's) fills one left empty but never replaces one.
@@ -38,7 +50,7 @@ class SqliteStore : public Store {
         "VALUES (?1, ?2, ?3, ?4, ?5) "
         "ON CONFLICT (spec_hash, source_hash) DO UPDATE SET path = excluded.path "
         "RETURNING id");
-    spec.bind(1, key.spec_hash).bind(2, key.source_hash).bind(3, key.spec_path);
+    spec.bind(1, key.spec_hash).bind(2, key.source_hash).bind(3, stored_spec_path(key.spec_path));
     spec.bind(4, key.spec_text).bind(5, key.kernel_name);
     if (!spec.step()) db().fail("spec upsert returned no row");
     int64_t spec_id = spec.int64(0);

@@ -17,7 +17,7 @@ namespace gputune {
 struct WorkloadKey {
   std::string spec_hash;
   std::string source_hash;
-  std::string spec_path;     // informational
+  std::string spec_path;     // informational; a database keeps it absolute when it names a file
   std::string spec_text;     // kept so a database explains itself
   std::string kernel_name;   // informational
   std::string problem_json;  // {"n":8192}

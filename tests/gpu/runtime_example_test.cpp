@@ -76,7 +76,7 @@ std::string best_config(const std::string& db, const std::string& spec) {
   const auto rows = nlohmann::json::parse(best.out, nullptr, false);
   if (!rows.is_array() || rows.empty()) return "";
   std::string words;
-  for (const auto& [name, value] : rows[0]["config"].items()) {
+  for (const auto& [name, value] : rows[0]["best"]["config"].items()) {
     words += (words.empty() ? "" : " ") + name + "=" +
              (value.is_string() ? value.get<std::string>() : value.dump());
   }

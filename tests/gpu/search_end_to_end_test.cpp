@@ -61,7 +61,7 @@ TEST(SearchEndToEnd, TransposeSpaceIsSearchedStoredAndNotMeasuredTwice) {
 
   CommandResult best = run_gputune("best " + spec + " --set n=2000 --json --db " + db.string());
   ASSERT_EQ(best.exit_code, 0);
-  EXPECT_EQ(nlohmann::json::parse(best.out)[0]["config"], report["results"][0]["config"]);
+  EXPECT_EQ(nlohmann::json::parse(best.out)[0]["best"]["config"], report["results"][0]["config"]);
   fs::remove(db);
 }
 

@@ -1,13 +1,16 @@
 // gputune._core: the session facade (gputune/session.h) as the pure-Python layer sees it.
-// Plain values cross the boundary (dicts, lists, strings); result records cross as the JSON
-// text `gputune search --json` writes, so both front ends show the same fields. pandas and
-// plots live in Python.
+// Plain values cross the boundary (dicts, lists, strings); records cross as the JSON text the
+// command line writes (`gputune search --json`, `show --json`, ...), so both front ends show
+// the same fields. A search's request is the session's SearchRequest itself, its options set by
+// name from the table the command line uses (gputune/search_options.h). pandas and plots live
+// in Python.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <exception>
 #include <iterator>
 #include <map>
@@ -17,18 +20,23 @@
 #include <utility>
 #include <vector>
 
+#include "gputune/_core.h"
 #include "gputune/analysis.h"
 #include "gputune/error.h"
 #include "gputune/host_check.h"
 #include "gputune/results.h"
+#include "gputune/search_options.h"
 #include "gputune/select.h"
 #include "gputune/session.h"
 #include "gputune/spec.h"
 #include "gputune/transforms.h"
 
-namespace py = pybind11;
-
 namespace gputune {
+
+py::object from_json(const std::string& text) {
+  return py::module_::import("json").attr("loads")(text);
+}
+
 namespace {
 
 // Text read from a database, which another machine or program may have written: bytes that
@@ -55,9 +63,7 @@ py::dict device_dict(const DeviceInfo& d) {
 }
 
 // A result record: the JSON text gputune search --json writes for a variant, as a dict.
-py::object record(const Measurement& m) {
-  return py::module_::import("json").attr("loads")(measurement_record(m));
-}
+py::object record(const Measurement& m) { return from_json(measurement_record(m)); }
 
 py::list records(const std::vector<Measurement>& measurements) {
   py::list out;
@@ -75,300 +81,6 @@ py::dict progress_dict(const SearchProgress& p) {
   out["elapsed_s"] = p.elapsed_s;
   out["best_ms"] = p.best_ms;
   out["best_config"] = p.best_config;
-  return out;
-}
-
-py::object value_object(const Value& v) {
-  if (v.is_integer()) return py::int_(static_cast<int64_t>(v.as_number()));
-  if (v.is_number()) return py::float_(v.as_number());
-  return py::str(v.as_symbol());
-}
-
-// What Python needs to lay out results: problem values, dimensions, buffer sizes.
-py::dict problem_dict(const ProblemInfo& problem) {
-  py::dict out;
-  out["title"] = problem.title;
-  out["problem_json"] = problem.problem_json;
-  py::list values;
-  for (const auto& [name, value] : problem.values) values.append(py::make_tuple(name, value));
-  out["problem_values"] = values;
-  py::list dimensions;
-  for (const DimensionInfo& d : problem.dimensions) {
-    py::list dvalues;
-    for (const Value& v : d.values) dvalues.append(value_object(v));
-    dimensions.append(py::make_tuple(d.name, dvalues, d.is_transform));
-  }
-  out["dimensions"] = dimensions;
-  out["size"] = problem.size;
-  out["variants"] = problem.variants;
-  out["variants_estimated"] = problem.variants_estimated;
-  out["baseline_index"] = problem.baseline_index;
-  py::list buffers;
-  for (const BufferInfo& b : problem.buffers)
-    buffers.append(py::make_tuple(b.name, b.type, b.count));
-  out["buffers"] = buffers;
-  return out;
-}
-
-ArgumentSpec& find_argument(Spec& spec, const std::string& name) {
-  std::string names;
-  for (ArgumentSpec& argument : spec.arguments) {
-    if (argument.name == name) return argument;
-    names += (names.empty() ? "" : ", ") + argument.name;
-  }
-  throw Error(ErrorCode::kUsage,
-              spec.path + ": no argument '" + name + "'; expected one of: " + names);
-}
-
-// The bytes of a C-contiguous buffer (a numpy array made contiguous by the Python layer).
-SharedBytes buffer_bytes(const py::buffer& buffer, const std::string& what) {
-  py::buffer_info info = buffer.request();
-  py::ssize_t expected_stride = info.itemsize;
-  for (py::ssize_t d = info.ndim - 1; d >= 0; --d) {
-    if (info.shape[d] > 1 && info.strides[d] != expected_stride) {
-      throw Error(ErrorCode::kUsage, what +
-                                         ": the array is not C-contiguous; pass "
-                                         "numpy.ascontiguousarray(array)");
-    }
-    expected_stride *= info.shape[d];
-  }
-  const auto* begin = static_cast<const unsigned char*>(info.ptr);
-  return std::make_shared<const std::vector<unsigned char>>(begin,
-                                                            begin + info.size * info.itemsize);
-}
-
-void set_data(Spec& spec, const std::string& name, const py::buffer& buffer) {
-  ArgumentSpec& argument = find_argument(spec, name);
-  if (!argument.is_buffer || argument.output) {
-    throw Error(ErrorCode::kUsage, "argument '" + name + "' is " +
-                                       (argument.output ? "an output" : "a scalar") +
-                                       "; data applies to input buffers only");
-  }
-  argument.fill = Fill::kData;
-  argument.data = buffer_bytes(buffer, "argument '" + name + "'");
-}
-
-void set_reference(Spec& spec, const std::string& name, const py::buffer& buffer) {
-  ArgumentSpec& argument = find_argument(spec, name);
-  if (!argument.output) {
-    throw Error(ErrorCode::kUsage,
-                "argument '" + name + "' is not an output; a reference applies to outputs only");
-  }
-  argument.reference = buffer_bytes(buffer, "reference for '" + name + "'");
-}
-
-std::string python_type(const py::handle& object) {
-  return py::str(py::type::of(object).attr("__name__"));
-}
-
-// A Spec from plain Python data, as tune() gives it: no YAML and no file. Each part keeps the
-// name it has in tune()'s arguments, so that check_spec's messages name where a value came
-// from ("tune(): grid[1]: ...").
-class SpecParts {
- public:
-  explicit SpecParts(const py::dict& parts) : parts_(parts) {
-    origin_ = parts_.contains("origin") ? parts_["origin"].cast<std::string>() : "tune()";
-    for (const auto& item : parts_) {
-      const std::string key = py::str(item.first);
-      if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
-        throw Error(ErrorCode::kUsage, origin_ + ": unknown spec part '" + key + "'");
-      }
-    }
-  }
-
-  Spec build() const {
-    Spec spec;
-    spec.path = required<std::string>("path");
-    spec.text = required<std::string>("text");
-    spec.description = optional<std::string>("description", "");
-    spec.kernel_source = required<std::string>("source");
-    spec.kernel_path = optional<std::string>("kernel_path", spec.path);
-    spec.kernel_name = {required<std::string>("name"), where("name")};
-    spec.compile_options = optional<std::vector<std::string>>("options", {});
-    spec.parameters_as_macros = optional<bool>("macros", true);
-    for (const auto& [name, text] : pairs<std::string>("problem")) {
-      spec.problem.push_back({name, {text, where("problem", name)}});
-    }
-    for (const auto& [name, text] : pairs<std::string>("defines")) {
-      spec.defines.push_back({name, {text, where("defines", name)}});
-    }
-    for (const py::handle& item : list("args")) spec.arguments.push_back(argument(item));
-    spec.launches.push_back(launch(spec));
-    spec.launches_where = where();
-    for (const bool transforms : {false, true}) {
-      const char* key = transforms ? "transforms" : "params";
-      for (const auto& [name, values] : pairs<py::list>(key)) {
-        ParameterSpec parameter;
-        parameter.name = name;
-        parameter.where = where(key, name);
-        parameter.is_transform = transforms;
-        for (const py::handle& v : values) {
-          parameter.values.push_back(value(v, key + std::string("['") + name + "']"));
-        }
-        (transforms ? spec.transforms : spec.parameters).push_back(std::move(parameter));
-      }
-    }
-    const std::vector<std::string> constraints =
-        optional<std::vector<std::string>>("constraints", {});
-    for (size_t i = 0; i < constraints.size(); ++i) {
-      spec.constraints.push_back({constraints[i], where("constraints[" + std::to_string(i) + "]")});
-    }
-    spec.constraints_where = where("constraints");
-    for (const auto& [name, v] : pairs<py::object>("baseline")) {
-      spec.baseline_where = where("baseline");
-      spec.baseline.push_back({name, value(v, "baseline['" + name + "']")});
-    }
-    spec.rtol = optional<double>("rtol", spec.rtol);
-    spec.atol = optional<double>("atol", spec.atol);
-    if (has("check")) {
-      const std::string check = required<std::string>("check");
-      if (check != "none") {
-        throw Error(ErrorCode::kUsage,
-                    where("check").message("'" + check + "' is not a check; expected \"none\""));
-      }
-      spec.check_outputs = false;
-    }
-    if (has("bytes")) spec.bytes = ExprText{required<std::string>("bytes"), where("bytes")};
-    if (has("flops")) spec.flops = ExprText{required<std::string>("flops"), where("flops")};
-    check_spec(spec);
-    return spec;
-  }
-
- private:
-  static constexpr const char* kKeys[] = {
-      "origin",   "path",    "text",         "description", "source",     "kernel_path",
-      "name",     "options", "macros",       "defines",     "problem",    "args",
-      "block",    "grid",    "shared_bytes", "params",      "transforms", "constraints",
-      "baseline", "rtol",    "atol",         "bytes",       "flops",      "check"};
-
-  SourceLocation where(const std::string& key = "") const {
-    return {key.empty() ? origin_ : origin_ + ": " + key};
-  }
-  SourceLocation where(const std::string& key, const std::string& name) const {
-    return where(key + "['" + name + "']");
-  }
-  bool has(const char* key) const { return parts_.contains(key) && !parts_[key].is_none(); }
-  template <typename T>
-  T required(const char* key) const {
-    if (!has(key)) {
-      throw Error(ErrorCode::kUsage, origin_ + ": the spec part '" + key + "' is missing");
-    }
-    return cast<T>(parts_[key], key);
-  }
-  template <typename T>
-  T optional(const char* key, T otherwise) const {
-    return has(key) ? cast<T>(parts_[key], key) : otherwise;
-  }
-  template <typename T>
-  T cast(const py::handle& object, const std::string& what) const {
-    try {
-      return object.cast<T>();
-    } catch (const py::cast_error&) {
-      throw Error(ErrorCode::kUsage, where(what).message("unexpected type " + python_type(object)));
-    }
-  }
-  py::list list(const char* key) const { return optional<py::list>(key, py::list()); }
-  // [(name, x), ...]: in the order given, which is the search space's.
-  template <typename T>
-  std::vector<std::pair<std::string, T>> pairs(const char* key) const {
-    std::vector<std::pair<std::string, T>> out;
-    for (const py::handle& item : list(key)) {
-      const auto pair = cast<std::pair<std::string, py::object>>(item, key);
-      out.push_back(
-          {pair.first, cast<T>(pair.second, key + std::string("['") + pair.first + "']")});
-    }
-    return out;
-  }
-
-  // A parameter or baseline value: a bool is 0 or 1, a str a symbol even if it looks like a
-  // number (as a quoted YAML scalar).
-  Value value(const py::handle& v, const std::string& key) const {
-    if (py::isinstance<py::bool_>(v)) return int64_t{v.cast<bool>() ? 1 : 0};
-    if (py::isinstance<py::int_>(v)) return cast<int64_t>(v, key);
-    if (py::isinstance<py::float_>(v)) return v.cast<double>();
-    if (py::isinstance<py::str>(v)) return v.cast<std::string>();
-    throw Error(ErrorCode::kSpec,
-                where(key).message("a value must be a number or a name, got " + python_type(v)));
-  }
-
-  // {"name", "type", "count" (a buffer) or "value" (a scalar), "output", "constant", "symbol"}.
-  ArgumentSpec argument(const py::handle& item) const {
-    const auto fields = cast<std::map<std::string, py::object>>(item, "args");
-    const auto field = [&](const std::string& key) {
-      const auto it = fields.find(key);
-      return it == fields.end() ? py::object(py::none()) : it->second;
-    };
-    ArgumentSpec arg;
-    arg.name = cast<std::string>(field("name"), "args");
-    arg.where = where("args", arg.name);
-    const std::string key = "args['" + arg.name + "']";
-    const std::string type = cast<std::string>(field("type"), key);
-    if (!parse_type(type, &arg.type)) {
-      throw Error(ErrorCode::kSpec, arg.where.message("unknown type '" + type + "'"));
-    }
-    arg.is_buffer = !field("count").is_none();
-    ExprText& expr = arg.is_buffer ? arg.count : arg.value;
-    expr = {cast<std::string>(field(arg.is_buffer ? "count" : "value"), key), arg.where};
-    arg.output = !field("output").is_none() && cast<bool>(field("output"), key);
-    arg.constant = !field("constant").is_none() && cast<bool>(field("constant"), key);
-    if (!field("symbol").is_none()) arg.symbol = cast<std::string>(field("symbol"), key);
-    return arg;
-  }
-
-  LaunchSpec launch(const Spec& spec) const {
-    LaunchSpec launch;
-    launch.kernel_name = spec.kernel_name;
-    launch.where = where();
-    for (size_t a = 0; a < spec.arguments.size(); ++a) launch.arguments.push_back(a);
-    for (const bool block : {true, false}) {
-      const char* key = block ? "block" : "grid";
-      const auto dims = optional<std::vector<std::string>>(key, {});
-      for (size_t i = 0; i < dims.size(); ++i) {
-        (block ? launch.block : launch.grid)
-            .push_back({dims[i], where(key + ("[" + std::to_string(i) + "]"))});
-      }
-    }
-    if (has("shared_bytes")) {
-      launch.dynamic_shared_bytes =
-          ExprText{required<std::string>("shared_bytes"), where("shared_bytes")};
-    }
-    return launch;
-  }
-
-  const py::dict& parts_;
-  std::string origin_;
-};
-
-py::dict spec_info(const Spec& spec) {
-  py::dict out;
-  out["path"] = spec.path;
-  out["description"] = spec.description;
-  out["kernel_path"] = spec.kernel_path;
-  out["kernel_name"] = spec.kernel_name.text;
-  out["spec_hash"] = spec.spec_hash();
-  out["source_hash"] = spec.source_hash();
-  py::list problem;
-  for (const auto& [name, expr] : spec.problem) problem.append(py::make_tuple(name, expr.text));
-  out["problem"] = problem;
-  py::list defines;
-  for (const auto& [name, expr] : spec.defines) defines.append(py::make_tuple(name, expr.text));
-  out["defines"] = defines;
-  py::list arguments;
-  for (const ArgumentSpec& a : spec.arguments) {
-    py::dict d;
-    d["name"] = a.name;
-    d["type"] = type_name(a.type);
-    d["is_buffer"] = a.is_buffer;
-    d["output"] = a.output;
-    d["constant"] = a.constant;
-    if (a.constant) d["symbol"] = a.constant_symbol();
-    d["count"] = a.count.text;
-    d["value"] = a.value.text;
-    d["has_data"] = static_cast<bool>(a.data);
-    d["has_reference"] = static_cast<bool>(a.reference);
-    arguments.append(d);
-  }
-  out["arguments"] = arguments;
   return out;
 }
 
@@ -500,54 +212,10 @@ std::string call_check(py::object function, const std::vector<py::tuple>& output
   }
 }
 
-// search(spec, ...): spec is a Spec (tune()), a file or a shipped spec's name, or None (the
-// replay's own). Options mean what `gputune search`'s do; the facade checks them.
-py::dict search_from_python(const py::object& spec, const ProblemOverrides& overrides,
-                            std::optional<std::string> db, const std::string& strategy,
-                            const std::string& budget, std::optional<uint64_t> seed, bool force,
-                            bool use_prior, bool prune, double prune_above, int device,
-                            const std::string& devices, size_t jobs, const std::string& cache_dir,
-                            bool use_cache, double timeout_floor, double timeout_factor,
-                            bool warm_cache, std::optional<double> max_seconds, bool fast,
-                            const std::string& sampling, bool compile_only, const std::string& arch,
-                            const std::string& replay, const std::string& shard, bool mpi,
-                            bool replay_real_time, const std::string& profiler, py::object progress,
-                            py::object check, bool replay_unverified) {
-  SearchRequest request;
-  if (py::isinstance<Spec>(spec)) {
-    request.inline_spec = spec.cast<Spec>();
-  } else if (!spec.is_none()) {
-    request.spec = spec.cast<std::string>();
-  }
-  request.overrides = overrides;
-  request.db = std::move(db);
-  request.strategy = strategy;
-  request.budget = budget;
-  request.seed = seed;
-  request.force = force;
-  request.use_prior = use_prior;
-  request.prune = prune;
-  request.prune_above = prune_above;
-  request.device = device;
-  request.devices = devices;
-  request.jobs = jobs;
-  request.cache_dir = cache_dir;
-  request.use_cache = use_cache;
-  request.timeout_floor_s = timeout_floor;
-  request.timeout_factor = timeout_factor;
-  request.warm_cache = warm_cache;
-  request.max_seconds = max_seconds;
-  request.fast = fast;
-  request.sampling = sampling;
-  request.compile_only = compile_only;
-  request.arch = arch;
-  request.replay = replay;
-  request.shard = shard;
-  request.mpi = mpi;
-  request.replay_real_time = replay_real_time;
-  request.replay_unverified = replay_unverified;
-  request.profiler = profiler;
-
+// search(request): the request's spec is a file or a shipped spec's name, or its inline_spec a
+// Spec (tune()), or neither (the replay's own); its options were set by name, as the command
+// line sets them, and the facade checks them.
+py::dict search_from_python(SearchRequest request, py::object progress, py::object check) {
   std::optional<PythonCheck> python_check;
   if (!check.is_none()) {
     python_check.emplace(std::move(check));
@@ -580,6 +248,7 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   out["spec"] = spec_info(outcome.spec);
   out["spec_object"] = outcome.spec;  // names the knobs of a stored analysis
   out["nvrtc_version"] = outcome.nvrtc_version;
+  out["warnings"] = outcome.warnings;
   if (outcome.compile_only) {
     out["rows"] = records(outcome.compiled);
     out["arch"] = outcome.arch;
@@ -594,29 +263,10 @@ py::dict search_from_python(const py::object& spec, const ProblemOverrides& over
   return out;
 }
 
-py::dict summary_dict(const WorkloadInfo& w) {
-  py::dict out;
-  out["id"] = w.id;
-  out["spec_path"] = stored_text(w.spec_path);
-  out["spec_hash"] = w.spec_hash;
-  out["source_hash"] = w.source_hash;
-  out["kernel_name"] = stored_text(w.kernel_name);
-  out["problem_json"] = w.problem_json;
-  out["device"] = device_dict(w.device);
-  out["nvrtc_version"] = stored_text(w.nvrtc_version);
-  out["attempts"] = w.attempts;
-  out["ok"] = w.ok;
-  out["best"] = w.best ? record(*w.best) : py::object(py::none());
-  out["baseline"] = w.baseline ? record(*w.baseline) : py::object(py::none());
-  out["speedup"] = w.speedup();
-  out["baseline_index"] = w.baseline_index;
-  out["created_at"] = stored_text(w.created_at);
-  return out;
-}
-
 py::list workloads(const std::string& db, const std::optional<Spec>& spec) {
   py::list out;
-  for (const WorkloadInfo& w : stored_workloads(db, spec)) out.append(summary_dict(w));
+  for (const WorkloadInfo& w : stored_workloads(db, spec))
+    out.append(from_json(workload_record(w)));
   return out;
 }
 
@@ -627,7 +277,7 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
   py::dict out;
   out["db"] = db;
   out["workload"] = workload;
-  out["summary"] = summary_dict(stored.summary);
+  out["summary"] = from_json(workload_record(stored.summary));
   out["device"] = device_dict(stored.summary.device);
   out["copy_bandwidth_gbs"] = stored.copy_bandwidth_gbs;
   out["report"] = stored.report.json(ResultReport::kAllRows);
@@ -642,8 +292,7 @@ py::dict load_workload(const std::string& db, int64_t workload, const std::optio
   // The parameters in the spec's order (records' configs are sorted by name).
   py::list parameters;
   if (!stored.history.empty()) {
-    py::dict config =
-        py::module_::import("json").attr("loads")(stored.history.front().measurement.config);
+    py::dict config = from_json(stored.history.front().measurement.config);
     for (const auto& item : config) parameters.append(item.first);
   }
   out["parameters"] = parameters;
@@ -659,7 +308,7 @@ py::dict analysis_dict(const AnalysisOutcome& a) {
   py::dict out;
   out["profiled"] = a.profiled;
   out["message"] = a.message;
-  out["config"] = py::module_::import("json").attr("loads")(a.config.empty() ? "{}" : a.config);
+  out["config"] = from_json(a.config.empty() ? "{}" : a.config);
   out["report"] = a.report;
   out["step"] = a.step;
   out["verdict"] = a.verdict;
@@ -675,6 +324,7 @@ py::dict analysis_dict(const AnalysisOutcome& a) {
   out["profile_s"] = a.profile_s;
   out["stored"] = a.stored;
   out["source"] = a.source;
+  out["warnings"] = a.warnings;
   return out;
 }
 
@@ -701,13 +351,61 @@ py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& ov
   return analysis_dict(outcome);
 }
 
+// The core's messages name the command line's options ("use --compile-only", "--budget 3
+// parsecs: expected ..."); a Python caller gave keywords. Each option of the search table (and
+// --db) becomes its keyword: a flag "name=True", an option with a value "name=" before
+// its value. A message's own "(x=... in Python)" aside then says nothing new and goes.
+std::string in_python_spelling(const std::string& message) {
+  std::vector<std::pair<std::string, std::string>> spellings = {{"db", "db="}};
+  for (const SearchOption& option : search_options()) {
+    std::string keyword = option.name;
+    std::replace(keyword.begin(), keyword.end(), '-', '_');
+    spellings.emplace_back(option.name, keyword + (option.value.empty() ? "=True" : "="));
+  }
+  // Longest first, so that --replay-unverified is not read as --replay.
+  std::sort(spellings.begin(), spellings.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  };
+  std::string out;
+  for (size_t at = 0; at < message.size();) {
+    bool replaced = false;
+    if (message.compare(at, 2, "--") == 0 && (at == 0 || !word_char(message[at - 1]))) {
+      for (const auto& [name, keyword] : spellings) {
+        const size_t end = at + 2 + name.size();
+        if (message.compare(at + 2, name.size(), name) != 0) continue;
+        if (end < message.size() && word_char(message[end])) continue;
+        out += keyword;
+        at = end;
+        // "--budget 50" and "--budget=50" are both "budget=50".
+        if (keyword.back() == '=' && at < message.size() &&
+            (message[at] == ' ' || message[at] == '=')) {
+          ++at;
+        }
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += message[at++];
+  }
+  for (size_t open = out.find(" ("); open != std::string::npos; open = out.find(" (", open + 1)) {
+    const size_t close = out.find(')', open);
+    if (close != std::string::npos && close >= open + 12 &&
+        out.compare(close - 10, 10, " in Python") == 0 && out.find('(', open + 2) > close) {
+      out.erase(open, close + 1 - open);
+    }
+  }
+  return out;
+}
+
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
   } catch (const Error& e) {
     py::object cls =
         py::module_::import("gputune._errors").attr("error_class")(error_code_name(e.code()));
-    PyErr_SetString(cls.ptr(), e.what());
+    PyErr_SetString(cls.ptr(), in_python_spelling(e.what()).c_str());
   }
 }
 
@@ -719,42 +417,33 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "gputune's C++ core; use the gputune package, not this module";
   py::register_exception_translator(&translate);
 
-  py::class_<Spec>(m, "Spec")
-      .def("info", &spec_info)
-      .def("problem", [](const Spec& s) { return problem_dict(problem_info(s)); })
-      .def("set_data", &set_data, py::arg("name"), py::arg("buffer"))
-      .def("set_reference", &set_reference, py::arg("name"), py::arg("buffer"))
-      .def_property_readonly("path", [](const Spec& s) { return s.path; })
-      .def_property_readonly("text", [](const Spec& s) { return s.text; });
-
-  m.def("open_spec", &open_spec, py::arg("path_or_name"),
-        py::arg("overrides") = ProblemOverrides{});
-  m.def("parse_spec", &spec_from_text, py::arg("text"), py::arg("path"),
-        py::arg("overrides") = ProblemOverrides{});
-  m.def(
-      "build_spec", [](const py::dict& parts) { return SpecParts(parts).build(); },
-      py::arg("parts"));
-  SearchRequest defaults;  // the command line's defaults, in one place
-  m.def("search", &search_from_python, py::arg("spec") = py::none(),
-        py::arg("overrides") = ProblemOverrides{}, py::arg("db") = py::none(),
-        py::arg("strategy") = defaults.strategy, py::arg("budget") = defaults.budget,
-        py::arg("seed") = py::none(), py::arg("force") = defaults.force,
-        py::arg("use_prior") = defaults.use_prior, py::arg("prune") = defaults.prune,
-        py::arg("prune_above") = defaults.prune_above, py::arg("device") = defaults.device,
-        py::arg("devices") = defaults.devices, py::arg("jobs") = defaults.jobs,
-        py::arg("cache_dir") = defaults.cache_dir, py::arg("use_cache") = defaults.use_cache,
-        py::arg("timeout_floor") = defaults.timeout_floor_s,
-        py::arg("timeout_factor") = defaults.timeout_factor,
-        py::arg("warm_cache") = defaults.warm_cache, py::arg("max_seconds") = py::none(),
-        py::arg("fast") = defaults.fast, py::arg("sampling") = defaults.sampling,
-        py::arg("compile_only") = defaults.compile_only, py::arg("arch") = defaults.arch,
-        py::arg("replay") = defaults.replay, py::arg("shard") = defaults.shard,
-        py::arg("mpi") = defaults.mpi, py::arg("replay_real_time") = defaults.replay_real_time,
-        py::arg("profiler") = defaults.profiler, py::arg("progress") = py::none(),
-        py::arg("check") = py::none(), py::arg("replay_unverified") = defaults.replay_unverified);
+  bind_spec(m);
+  bind_commands(m);
+  py::class_<SearchRequest>(m, "SearchRequest")
+      .def(py::init<>())
+      .def_readwrite("spec", &SearchRequest::spec)
+      .def_readwrite("inline_spec", &SearchRequest::inline_spec)
+      .def_readwrite("overrides", &SearchRequest::overrides)
+      .def_readwrite("db", &SearchRequest::db)
+      .def(
+          "set",
+          [](SearchRequest& r, const std::string& name, const std::string& text) {
+            set_search_option(&r, name, text);
+          },
+          py::arg("name"), py::arg("text") = "");
+  m.def("search_options", [] {
+    py::list out;
+    for (const SearchOption& o : search_options()) {
+      out.append(py::make_tuple(o.name, o.value, o.default_text, o.help));
+    }
+    return out;
+  });
+  m.def("search", &search_from_python, py::arg("request"), py::arg("progress") = py::none(),
+        py::arg("check") = py::none());
   m.def("_call_check", &call_check, py::arg("function"), py::arg("outputs"), py::arg("inputs"),
         py::arg("config") = "{}");
   m.def("workloads", &workloads, py::arg("db"), py::arg("spec") = py::none());
+  m.def("why_nothing_measured", &why_nothing_measured, py::arg("db"), py::arg("spec"));
   m.def("load_workload", &load_workload, py::arg("db"), py::arg("workload"),
         py::arg("spec") = py::none());
   m.def(
@@ -783,7 +472,11 @@ PYBIND11_MODULE(_core, m) {
       py::arg("best_db") = "");
   m.def("export_recording", &export_workload, py::arg("db"), py::arg("workload"), py::arg("path"));
   m.def("strategy_names", &strategy_list);
-  m.def("shipped_specs", &shipped_spec_paths);
+  m.def("shipped_specs", [] {
+    py::list out;
+    for (const ShippedSpec& spec : shipped_spec_list()) out.append(from_json(spec.json()));
+    return out;
+  });
   m.def("list_gpus", [] {
     py::list out;
     for (const DeviceInfo& d : gpus()) out.append(device_dict(d));

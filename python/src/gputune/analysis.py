@@ -92,7 +92,7 @@ def analyze(spec, *, config=None, best=False, baseline=False, set=None, db=None,
     says why (also given as a warning). profiler="cupti": CUPTI's range profiler in a GPU
     worker instead, as searches profile (quicker; no branch-target counts).
     """
-    from .session import _overrides
+    from .session import _overrides, warn_all
     if sum(bool(x) for x in (config is not None, best, baseline)) > 1:
         raise UsageError("analyze(): give one of config=, best=True and baseline=True")
     defaults = {"device": device, "timeout": timeout, "ncu": ncu, "profiler": profiler}
@@ -102,6 +102,7 @@ def analyze(spec, *, config=None, best=False, baseline=False, set=None, db=None,
     raw = _core.analyze(os.fspath(spec), overrides=_overrides(set),
                         config="" if config is None else _config_text(config), best=best,
                         **options)
+    warn_all(raw["warnings"])
     result = Analysis(raw)
     if not result.profiled:
         warnings.warn("gputune: " + result.message, stacklevel=2)

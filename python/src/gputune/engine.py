@@ -6,11 +6,7 @@ import os
 
 from . import _core
 from ._errors import UsageError
-from .session import _overrides
-
-
-def _spec(spec, set):
-    return _core.open_spec(os.fspath(spec), _overrides(set))
+from .session import open_spec as _spec
 
 
 def transforms(spec, *, set=None):

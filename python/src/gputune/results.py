@@ -70,6 +70,8 @@ class Results:
         self._baseline = report.get("baseline")
         # False under check: none: the times are of outputs nobody checked.
         self.outputs_checked = bool(report.get("outputs_checked", True))
+        # The check as search(check=, atol=, rtol=) changed it ("--atol 0.01"), else None.
+        self.check_override = (report.get("check_override") or {}).get("given")
         if not self.outputs_checked:
             warnings.warn("gputune: outputs NOT checked (check: none)", stacklevel=2)
         self._history = history if history is not None else []

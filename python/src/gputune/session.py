@@ -2,13 +2,14 @@
 the command line uses too. Options mean what ``gputune search``'s options mean; an option left
 as None takes the command line's default, from the one place the core keeps them."""
 
+import json
 import os
 import warnings
 
 import numpy as np
 
 from . import _core
-from ._errors import UsageError
+from ._errors import DbError, UsageError
 from .progress import progress_for
 from .results import Results, _config, search_history, stored_history
 
@@ -18,9 +19,32 @@ def gpus():
     return _core.list_gpus()
 
 
+def specs():
+    """The specs shipped with gputune (and those in $GPUTUNE_SPACES), as ``gputune list --json``
+    gives them: a dict each with name, path, description, variants (valid configs, and
+    variants_estimated where counted from a sample) and product (the whole space), or an error
+    saying why the spec does not load. A name is what search(), best() and load() take."""
+    return _core.shipped_specs()
+
+
 def strategies():
     """Names of the search strategies."""
     return list(_core.strategy_names())
+
+
+def warn_all(messages, stacklevel=3):
+    """What the core returned for the user (an outcome's or a spec's warnings), each raised
+    with warnings.warn; stacklevel as warnings.warn's, counted from the caller."""
+    for message in messages:
+        warnings.warn("gputune: " + message, stacklevel=stacklevel)
+
+
+def open_spec(spec, set=None):
+    """A spec file or a shipped spec's name at problem values `set`, as a _core.Spec; what
+    reading it noticed is raised as warnings."""
+    spec_obj = _core.open_spec(os.fspath(spec), _overrides(set))
+    warn_all(spec_obj.warnings, stacklevel=4)
+    return spec_obj
 
 
 def _overrides(values):
@@ -60,54 +84,68 @@ def _device_options(device):
     return {"devices": ",".join(str(int(d)) for d in device)}
 
 
-def _cache_options(cache, cache_dir, no_cache):
-    options = {}
-    if cache is False or no_cache:
-        options["use_cache"] = False
-    elif cache not in (True, None):
-        options["cache_dir"] = os.fspath(cache)
-    if cache_dir is not None:
-        options["cache_dir"] = os.fspath(cache_dir)
-    return options
+def _cache_options(cache):
+    """cache=: True (the default folder), False (none) or a folder."""
+    if cache is False:
+        return {"no_cache": True}
+    if cache not in (True, None):
+        return {"cache_dir": os.fspath(cache)}
+    return {}
 
 
-def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force=None,
-        no_prior=None, no_prune=None, prune_above=None, device=None, jobs=None, cache=True, cache_dir=None, no_cache=None,
-        timeout_floor=None, timeout_factor=None, warm_cache=None, max_seconds=None, fast=None,
-        sampling=None, compile_only=None, arch=None, replay=None, shard=None, profiler=None,
-        progress=True, what="search", check=None, replay_unverified=None):
-    """One search through the core; the arguments are search()'s. check: tune()'s judge of
-    each variant's outputs (tuning._check_function)."""
-    options = {"strategy": strategy, "seed": seed, "force": force, "jobs": jobs,
-               "timeout_floor": timeout_floor, "timeout_factor": timeout_factor,
-               "warm_cache": warm_cache, "max_seconds": max_seconds, "fast": fast,
-               "sampling": sampling, "compile_only": compile_only, "arch": arch, "shard": shard,
-               "profiler": profiler, "prune_above": prune_above}
-    options = {k: v for k, v in options.items() if v is not None}
-    if no_prior is not None:
-        options["use_prior"] = not no_prior
-    if no_prune is not None:
-        options["prune"] = not no_prune
+def search_options():
+    """Every option of ``gputune search`` as search() and tune() take it (a dash becomes an
+    underscore), with its help: one table in the core serves both front ends."""
+    return {name.replace("-", "_"): help for name, _, _, help in _core.search_options()}
+
+
+def _request(spec, set, db, options):
+    """A _core.SearchRequest: each option's text set by its command-line name, so that the core
+    checks it as it checks ``gputune search``'s (None: the default, False: a flag left off)."""
+    takes_value = {name: bool(value) for name, value, _, _ in _core.search_options()}
+    request = _core.SearchRequest()
+    if isinstance(spec, _core.Spec):
+        request.inline_spec = spec
+    elif spec is not None:
+        request.spec = os.fspath(spec)
+    request.overrides = _overrides(set)
     if db is not None:
-        options["db"] = os.fspath(db)
-    if budget is not None:
-        options["budget"] = _budget(budget)
-    if replay is not None:
-        options["replay"] = os.fspath(replay)
-    if replay_unverified:
-        options["replay_unverified"] = True
+        request.db = os.fspath(db)
+    for name, value in options.items():
+        option = name.replace("_", "-")
+        if option not in takes_value:
+            raise UsageError("no search option %r; expected one of: %s" % (
+                name, ", ".join(sorted(search_options()))))
+        if value is None or (value is False and not takes_value[option]):
+            continue
+        if not takes_value[option]:
+            if value is not True:
+                raise UsageError("search(): %s=%r: expected True or False" % (name, value))
+            request.set(option)
+        elif option == "budget":
+            request.set(option, _budget(value))
+        else:
+            request.set(option, number_text(os.fspath(value) if isinstance(value, os.PathLike)
+                                            else value))
+    return request
+
+
+def run(spec, *, set=None, db=None, device=None, cache=True, progress=True, what="search",
+        judge=None, **options):
+    """One search through the core; the arguments are search()'s. judge: tune()'s judge of
+    each variant's outputs (tuning._check_function)."""
     if device is not None:
         options.update(_device_options(device))
-    options.update(_cache_options(cache, cache_dir, no_cache))
-    if isinstance(spec, (str, os.PathLike)):
-        spec = os.fspath(spec)
+    options.update({k: v for k, v in _cache_options(cache).items() if k not in options or
+                    options[k] is None})
+    request = _request(spec, set, db, options)
     callback, bar = progress_for(progress, what)
     try:
-        raw = _core.search(spec, overrides=_overrides(set), progress=callback, check=check,
-                           **options)
+        raw = _core.search(request, progress=callback, check=judge)
     finally:
         if bar is not None:
             bar.close()
+    warn_all(raw["warnings"], stacklevel=4)
     kind = "compile_only" if "arch" in raw else "search"
     results = Results(kind, raw, db=raw.get("db"), history=search_history(raw))
     if results.interrupted:
@@ -116,43 +154,40 @@ def run(spec, *, set=None, db=None, strategy=None, budget=None, seed=None, force
     return results
 
 
-def search(spec=None, *, set=None, strategy=None, budget=None, seed=None, force=None,
-           no_prior=None, no_prune=None, prune_above=None, db=None, device=None, warm_cache=None, max_seconds=None, fast=None,
-           sampling=None, timeout_floor=None, timeout_factor=None, compile_only=None, arch=None,
-           replay=None, jobs=None, cache=True, cache_dir=None, no_cache=None, shard=None,
-           profiler=None, progress=True, replay_unverified=None):
+def search(spec=None, *, set=None, db=None, device=None, cache=True, progress=True, **options):
     """Tunes a spec file (or a shipped spec's name), as ``gputune search`` does.
 
-    Every option of ``gputune search`` is here with the same meaning and default (None: the
-    command line's default). set: problem values to override ({"n": 4096}). strategy, budget
-    (100 evaluations, "10m", "none"), seed: None keeps the spec's. compile_only: only compile
-    every variant for ``arch`` (no GPU needed). replay: a recording (CSV) or a database to
-    answer from instead of the GPU; a recording carries its spec (spec=None uses it), a
-    database needs the spec; replay_unverified=True replays a recording without a spec or
-    measurement hash line, which nothing then ties to the spec (--replay-unverified).
-    db: None stores in gputune.db, or, with replay, nowhere.
-    device: a GPU ordinal, a list of them (identical GPUs) or "all". jobs: compile workers
-    (None: one per CPU this process may use); cache: the compiled-module cache (True: the default
-    folder, False: none, or a folder; also cache_dir= and no_cache=). timeout_floor,
-    timeout_factor: the watchdog; warm_cache, max_seconds, fast: timing; sampling: "race"
-    (the default: stop timing variants that cannot win, then re-measure the top few) or
-    "full" (time every variant in full). no_prior: do not learn from the kernel's other
-    workloads. no_prune: learn from them, but leave no config out; prune_above: with them,
-    leave out configs the cost model predicts to be more than this many times slower than
-    the best (1.5; docs/pruning.md). shard: "K/N", only configs whose index is K mod N (brute force; gputune plan,
-    docs/cluster.md). profiler: where strategy="bottleneck" takes counters: "cupti" (in the
-    GPU worker), "ncu" or "auto" (the default: CUPTI, else ncu). progress: True (a bar),
-    False, or a function called with a dict after each step.
+    Every option of ``gputune search`` is a keyword here, with the same meaning, default and
+    checks (a dash becomes an underscore: ``no_prior=True``, ``max_seconds=0.2``); None keeps
+    the default, and ``gputune.search_options()`` lists them with their help. set: problem
+    values to override ({"n": 4096}). strategy, budget (100 evaluations, "10m", "none"), seed:
+    None keeps the spec's. compile_only: only compile every variant for ``arch`` (no GPU
+    needed). replay: a recording (CSV) or a database to answer from instead of the GPU; a
+    recording carries its spec (spec=None uses it), a database needs the spec. db: None stores
+    in gputune.db, or, with replay, nowhere. device: a GPU ordinal, a list of them (identical
+    GPUs) or "all". cache: the compiled-module cache (True: the default folder, False: none, or
+    a folder; also cache_dir= and no_cache=). progress: True (a bar), False, or a function
+    called with a dict after each step.
     """
-    return run(spec, set=set, db=db, strategy=strategy, budget=budget, seed=seed, force=force,
-               no_prior=no_prior, no_prune=no_prune, prune_above=prune_above, device=device,
-               jobs=jobs, cache=cache, cache_dir=cache_dir, no_cache=no_cache,
-               timeout_floor=timeout_floor, timeout_factor=timeout_factor,
-               warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
-               compile_only=compile_only, arch=arch, replay=replay,
-               replay_unverified=replay_unverified, shard=shard,
-               profiler=profiler, progress=progress,
-               what="compile" if compile_only else "search")
+    return run(spec, set=set, db=db, device=device, cache=cache, progress=progress,
+               what="compile" if options.get("compile_only") else "search", **options)
+
+
+def _search_signature():
+    """search()'s signature with every option of the core's table, for help() and editors."""
+    import inspect
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("spec", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    default=None)]
+    fixed = [("set", None), ("db", None), ("device", None), ("cache", True)]
+    parameters += [inspect.Parameter(name, keyword, default=value) for name, value in fixed]
+    parameters += [inspect.Parameter(name, keyword, default=None)
+                   for name in search_options() if name not in dict(fixed)]
+    parameters.append(inspect.Parameter("progress", keyword, default=True))
+    return inspect.Signature(parameters)
+
+
+search.__signature__ = _search_signature()
 
 
 # Stored results
@@ -163,17 +198,29 @@ def workloads(db="gputune.db"):
     import pandas as pd
     rows = []
     for w in _core.workloads(os.fspath(db)):
-        best = w["best"]
-        speedup = w["speedup"] or None  # the core's rule, as gputune show prints it
-        rows.append({"workload": w["id"], "spec": w["spec_path"], "kernel": w["kernel_name"],
-                     "problem": w["problem_json"], "device": w["device"]["name"],
-                     "attempts": w["attempts"], "ok": w["ok"],
+        best = w.get("best")
+        rows.append({"workload": w["workload"], "spec": w["spec"], "kernel": w["kernel"],
+                     "problem": json.dumps(w["problem"], separators=(",", ":")),
+                     "device": w["device"]["name"], "attempts": w["attempts"], "ok": w["ok"],
                      "best_ms": best["median_ms"] if best else None,
                      "best": _config(best["config"]) if best else None,
-                     "speedup": speedup, "created_at": w["created_at"]})
+                     "speedup": w.get("speedup"), "created_at": w["created_at"]})
     return pd.DataFrame.from_records(rows, columns=[
         "workload", "spec", "kernel", "problem", "device", "attempts", "ok", "best_ms", "best",
         "speedup", "created_at"])
+
+
+def best(spec, *, set=None, db="gputune.db"):
+    """The fastest correct variant stored for ``spec`` at its problem values, per GPU, as
+    ``gputune best --json`` gives it: one workload record each (its ``best`` is a result record,
+    as search's rows are), the same shape as ``gputune show --json``'s."""
+    spec_obj = open_spec(spec, set)
+    found = [w for w in _core.workloads(os.fspath(db), spec_obj) if "best" in w]
+    if not found:
+        raise DbError("nothing measured for %s in %s: %s" % (
+            spec_obj.problem()["title"], os.fspath(db),
+            _core.why_nothing_measured(os.fspath(db), spec_obj)))
+    return found
 
 
 def load(db="gputune.db", spec=None, *, set=None, workload=None, device=None):
@@ -186,7 +233,7 @@ def load(db="gputune.db", spec=None, *, set=None, workload=None, device=None):
     db = os.fspath(db)
     spec_obj = None
     if spec is not None:
-        spec_obj = _core.open_spec(os.fspath(spec), _overrides(set))
+        spec_obj = open_spec(spec, set)
     elif isinstance(set, dict) and set:
         raise UsageError("load(): set= needs spec=")
     return _load(db, spec_obj, workload, device)
@@ -203,9 +250,9 @@ def _load(db, spec_obj, workload, device):
         if spec_obj is None and len(found) > 1:
             raise UsageError("%s holds %d workloads (%s); pick one with workload= or spec=" % (
                 db, len(found), ", ".join("#%d %s %s on %s" % (
-                    w["id"], w["spec_path"], w["problem_json"], w["device"]["name"])
-                    for w in found)))
-        workload = found[-1]["id"]
+                    w["workload"], w["spec"], json.dumps(w["problem"], separators=(",", ":")),
+                    w["device"]["name"]) for w in found)))
+        workload = found[-1]["workload"]
     raw = _core.load_workload(db, int(workload), spec_obj)
     return Results("stored", raw, db=db, history=stored_history(raw["history"]),
                    parameters=raw.get("parameters") or None, spec_object=spec_obj)

@@ -170,7 +170,7 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
          max_seconds=None, fast=None, sampling=None, timeout_floor=None, timeout_factor=None,
          compile_only=None, arch=None, replay=None,
          jobs=None, cache=True, cache_dir=None, no_cache=None, workdir=None, progress=True,
-         replay_unverified=None):
+         replay_unverified=None, **search_options):
     """Tunes a kernel given as source text, with numpy arrays as its inputs: no spec file.
 
     source: the CUDA source (or the path of a .cu file); name: the __global__ function, or a
@@ -182,7 +182,8 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
     of problem values and parameters. reference: the expected outputs (a list in output order,
     or {name: array}); without it, the baseline config's outputs are the reference.
     problem: named values for expressions ({"n": 1024}). check="none" times variants without
-    checking their outputs (the results say so: ``outputs_checked`` is False); check=function
+    checking their outputs (the results say so: ``outputs_checked`` is False); check="baseline"
+    compares them with the baseline's (the default without reference=); check=function
     judges each variant's outputs instead of a reference (Kernel Tuner's verify=):
     ``check(outputs)`` or ``check(outputs, inputs)``, each a dict of read-only numpy arrays by
     argument name, shaped as given, returns True or False, or raises (an assert): False or an
@@ -217,9 +218,15 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
             raise UsageError("tune(): check= a function and reference= arrays are two checks; "
                              "expected one of them (the function may compare with the arrays "
                              "itself)")
+    elif check == "baseline":  # search()'s and --check's word for the default
+        if reference is not None:
+            raise UsageError("tune(): check='baseline' compares with the baseline's outputs and "
+                             "reference= gives others; expected one of them")
+        check = None
     elif check is not None and check != "none":
         raise UsageError("tune(): check=%r is not a check; expected 'none' (time without "
-                         "checking), a function of the outputs, or nothing" % (check,))
+                         "checking), 'baseline' (compare with the baseline's outputs, the "
+                         "default), a function of the outputs, or nothing" % (check,))
     if not isinstance(params, dict) or not params:
         raise UsageError("tune(): params must be a non-empty dict, e.g. {'TILE': [16, 32]}")
 
@@ -393,4 +400,5 @@ def tune(source, name, *, params, args, block, grid, constraints=(), transforms=
                 warm_cache=warm_cache, max_seconds=max_seconds, fast=fast, sampling=sampling,
                 compile_only=compile_only, arch=arch, replay=replay,
                 replay_unverified=replay_unverified, progress=progress,
-                what=("compile " if compile_only else "tune ") + base, check=judge)
+                what=("compile " if compile_only else "tune ") + base, judge=judge,
+                **search_options)

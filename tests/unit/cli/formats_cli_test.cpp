@@ -28,6 +28,40 @@ TEST(FormatsCli, T1FileRunsCompileOnly) {
       << result.out;
 }
 
+// The T1 reader returns what it noticed (Spec::warnings); the session hands it on in the
+// outcome, and the command line prints each once, whether the session or the command opened
+// the spec.
+TEST(FormatsCli, AT1DefaultOutsideItsValuesIsWarnedOnceOnStderr) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gputune_t1_warn_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string t1 = (dir / "scaled_sum.json").string();
+  {
+    std::ifstream in(test::source_dir() + "/tests/formats/scaled_sum.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = "\"Default\": 1\n";
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), "\"Default\": 3\n");
+    std::ofstream(t1) << text;
+  }
+  fs::copy(test::source_dir() + "/tests/formats/scaled_sum.cu", dir / "scaled_sum.cu");
+  const std::string warning = "gputune: warning: " + t1 + ":19:";
+  const auto count = [](const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  for (const std::string& command :
+       {"search " + t1 + " --compile-only --arch sm_90 -j 2", "transforms " + t1}) {
+    const CommandResult result = run_gputune(command);
+    EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.err;
+    EXPECT_EQ(count(result.err, warning), 1u) << command << "\n" << result.err;
+    EXPECT_NE(result.err.find("'TILE' Default 3 is not among its Values"), std::string::npos)
+        << result.err;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(FormatsCli, T1FileWithConstantMemoryRunsCompileOnly) {
   const std::string t1 = test::source_dir() + "/tests/formats/weighted_sum.json";
   CommandResult result = run_gputune("search " + t1 + " --compile-only --arch sm_90 -j 2");
@@ -50,13 +84,63 @@ TEST(FormatsCli, ImportKernelTunerCacheThenExportT4) {
   CommandResult exported =
       run_gputune("export --format t4 --db " + db + " --out " + (dir / "t4").string());
   EXPECT_EQ(exported.exit_code, 0) << exported.err;
-  std::ifstream t4(dir / "t4" / "workload-1.t4.json");
+  // Named as recordings are, and saying inside what it measured.
+  const std::string name = "scaled_sum_ProblemSize_0_65536_NVIDIA_A100_PCIE_40GB.t4.json";
+  EXPECT_NE(exported.out.find(name), std::string::npos) << exported.out;
+  std::ifstream t4(dir / "t4" / name);
   ASSERT_TRUE(t4.good()) << exported.out;
-  EXPECT_EQ(nlohmann::json::parse(t4).at("results").size(), 4u);
+  const nlohmann::json document = nlohmann::json::parse(t4);
+  EXPECT_EQ(document.at("results").size(), 4u);
+  EXPECT_EQ(document.at("workload").at("kernel"), "scaled_sum");
+  EXPECT_EQ(document.at("workload").at("gpu").at("name"), "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(document.at("workload").at("problem").begin().value(), 65536);
   CommandResult wrong = run_gputune("import kt-cash x --spec y");
   EXPECT_EQ(wrong.exit_code, 64) << wrong.err;
   EXPECT_NE(wrong.err.find("gputune import kt-cache FILE --spec SPEC"), std::string::npos)
       << wrong.err;
+  fs::remove_all(dir);
+}
+
+// Imported results ship: with the GPU's compute capability and SM count, release builds from
+// them (without, it used to stop at "does not compile for sm_0"). Importing again stores
+// nothing new, and --json says so.
+TEST(FormatsCli, ImportedKernelTunerResultsReleaseAndImportTwiceStoresNothing) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("gputune_formats_release_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string formats = test::source_dir() + "/tests/formats/";
+  const std::string db = (dir / "prior.db").string();
+  const std::string import = "import kt-cache " + formats + "kt_cache.json --spec " + formats +
+                             "scaled_sum.json --db " + db;
+  const CommandResult bare = run_gputune(import);
+  EXPECT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_NE(bare.err.find("prior data only"), std::string::npos) << bare.err;
+  const CommandResult first = run_gputune(import + " --cc 8.0 --sm-count 108 --json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const nlohmann::json stored = nlohmann::json::parse(first.out);
+  EXPECT_EQ(stored.at("ok"), 3);
+  EXPECT_EQ(stored.at("releasable"), true);
+  EXPECT_EQ(stored.at("gpu").at("compute_capability"), "8.0");
+  EXPECT_EQ(stored.at("gpu").at("sm_count"), 108);
+  const CommandResult again = run_gputune(import + " --cc 8.0 --sm-count 108 --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const nlohmann::json second = nlohmann::json::parse(again.out);
+  EXPECT_EQ(second.at("ok"), 0);
+  EXPECT_EQ(second.at("unchanged"), 4);
+  EXPECT_EQ(second.at("workload"), stored.at("workload"));
+
+  // Only the import that knows its GPU goes into the release: the other is prior data.
+  const std::string released = (dir / "imported.gtrel").string();
+  const CommandResult release = run_gputune("release " + db + " -o " + released + " --no-code");
+  EXPECT_EQ(release.exit_code, 0) << release.err;
+  const CommandResult dump = run_gputune("release --dump " + released);
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_NE(dump.out.find("scaled_sum"), std::string::npos) << dump.out;
+
+  const CommandResult bad = run_gputune(import + " --cc sm_80");
+  EXPECT_EQ(bad.exit_code, 64);
+  EXPECT_NE(bad.err.find("--cc 'sm_80' is not a compute capability"), std::string::npos) << bad.err;
   fs::remove_all(dir);
 }
 

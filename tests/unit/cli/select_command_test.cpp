@@ -76,6 +76,26 @@ TEST_F(SelectCommandTest, BadInputIsAWarningUnlessStrict) {
   EXPECT_NE(strict.err.find("not found"), std::string::npos) << strict.err;
 }
 
+// The release file holds transpose tuned on another source (the kernel was edited since): the
+// answer is the default, and the output says why instead of "no release database holds it".
+TEST_F(SelectCommandTest, AKernelTunedOnAnotherSourceIsNamedAsTheCause) {
+  const fs::path dir = fs::path(file_).parent_path() / ("edited_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "spaces");
+  fs::copy_file(test::source_dir() + "/spaces/transpose.yaml", dir / "spaces" / "transpose.yaml");
+  fs::copy(test::source_dir() + "/kernels", dir / "kernels", fs::copy_options::recursive);
+  std::ofstream(dir / "kernels" / "transpose.cu", std::ios::app) << "// edited\n";
+  const auto r = run_gputune("select " + (dir / "spaces" / "transpose.yaml").string() +
+                             " --set n=4096 --db " + file_ + kH100);
+  fs::remove_all(dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("config: (none: no release database holds kernel 'transpose' tuned on the "
+                       "application's source"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(file_ + " (source hash "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rebuild the release database"), std::string::npos) << r.out;
+}
+
 // A spec that cannot be read is an error, not a kernel name that no file knows (exit 0 with
 // the default, before).
 TEST_F(SelectCommandTest, AMissingOrBrokenSpecIsAnError) {

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cluster/remote_runner.h"
 #include "cluster/tcp.h"
@@ -120,10 +122,15 @@ TEST(GatherRanks, OnlyConnectionsThatProveTheTokenAreGathered) {
     ipc::write_frame(fd, kRankHello, hello_payload(hello));
     return fd;
   });
-  std::vector<RankPeer> peers = gather_ranks(listener, {}, 1, 20, token);
+  std::vector<std::string> warnings;
+  std::vector<RankPeer> peers = gather_ranks(listener, {}, 1, 20, token, &warnings);
   const int rank_fd = rank.get();
   ASSERT_EQ(peers.size(), 1u);
   EXPECT_EQ(peers[0].hello.rank, 3);
+  // The refusal is returned for the front end to show, not printed.
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("did not prove it belongs to this job; refused"), std::string::npos)
+      << warnings[0];
   for (RankPeer& peer : peers) close(peer.fd);
   close(rank_fd);
   close(intruder);
@@ -147,7 +154,9 @@ TEST(GatherRanks, ASilentConnectionTimesOutAndTheRankBehindItIsGathered) {
     return fd;
   });
   const auto start = std::chrono::steady_clock::now();
-  std::vector<RankPeer> peers = gather_ranks(listener, {}, 1, 20, token, /*handshake_ms=*/300);
+  std::vector<std::string> warnings;
+  std::vector<RankPeer> peers =
+      gather_ranks(listener, {}, 1, 20, token, &warnings, /*handshake_ms=*/300);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   const int rank_fd = rank.get();
   ASSERT_EQ(peers.size(), 1u);

@@ -102,7 +102,9 @@ baseline: {A: 1, B: 0}
 
 TEST_F(RemoteSearch, RecordsTheRanksGpusTheirIdleShareAndRestarts) {
   const int a = start_rank(0, 2, 1), b = start_rank(1, 3, 2);
-  RemoteRunner runner(gather_ranks(-1, {a, b}, 0, 10, ""));
+  std::vector<std::string> warnings;
+  RemoteRunner runner(gather_ranks(-1, {a, b}, 0, 10, "", &warnings));
+  EXPECT_TRUE(warnings.empty());
   EXPECT_EQ(runner.devices().size(), 5u);
   EXPECT_TRUE(runner.times_gpus());
   auto compiler = make_replay_compiler();
@@ -132,7 +134,8 @@ TEST_F(RemoteSearch, ReplayRanksTimeNoGpu) {
     serve_rank(fd, 1, *problem_, compiles, replay);
     close(fd);
   });
-  RemoteRunner runner(gather_ranks(-1, {fds[0]}, 0, 10, ""));
+  std::vector<std::string> warnings;
+  RemoteRunner runner(gather_ranks(-1, {fds[0]}, 0, 10, "", &warnings));
   EXPECT_EQ(runner.devices().size(), 1u);
   EXPECT_FALSE(runner.times_gpus());
   auto compiler = make_replay_compiler();

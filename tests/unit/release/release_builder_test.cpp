@@ -240,6 +240,36 @@ TEST_F(ReleaseBuilderTest, AMissingDatabaseIsNamed) {
       Error);
 }
 
+// Databases made before spec paths were stored absolute keep them as typed: relative to where
+// the search ran, most often the database's folder. Release finds the spec there too.
+TEST_F(ReleaseBuilderTest, ARelativeStoredSpecPathIsFoundBesideTheDatabase) {
+  const std::string db = dir_.file("older.db");
+  {
+    auto store = open_sqlite_store(db);
+    Problem problem(load_spec(spec_path_), {{"n", 1024.0}});
+    WorkloadKey key = workload_key(problem, h100(), "13.0");
+    key.spec_path = "spec/scale.yaml";  // no such file from the test's own folder
+    ASSERT_FALSE(fs::exists(key.spec_path));
+    const int64_t w = store->workload(key);
+    Measurement m;
+    m.config_index = problem.baseline_index();
+    m.config = problem.space().json(m.config_index);
+    m.samples_ms = {1.0, 1.0, 1.0};
+    store->commit(w, {m});
+    EXPECT_EQ(store->workloads()[0].key.spec_path, "spec/scale.yaml");
+  }
+  ReleaseOptions o = options();
+  o.databases = {db};
+  EXPECT_EQ(build_release_model(o, nullptr).kernels.size(), 1u);
+  fs::remove_all(dir_.file("spec"));
+  try {
+    build_release_model(o, nullptr);
+    FAIL() << "a spec that is nowhere was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no longer exists"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(ReleaseBuilderTest, OnlyTheKernelsAsked) {
   ReleaseOptions o = options();
   o.kernels = {"transpose"};

@@ -11,6 +11,7 @@
 
 #include "core/sqlite.h"
 #include "gputune/error.h"
+#include "replay/replay.h"
 #include "search/evaluation_pipeline.h"
 #include "search/prior.h"
 #include "search/search_budget.h"
@@ -410,6 +411,18 @@ TEST(SearchBudget, LimitsProposalsAndTotalAndZeroIsNoLimit) {
   EXPECT_EQ(unlimited.allow(4, 1000), 4u);
   SearchBudget spent(0, 1, now - std::chrono::seconds(2));
   EXPECT_EQ(spent.allow(4, 0), 0u);
+}
+
+// Replays before keep_answered stored "not in the recording" as a runtime error: a search into
+// such a database measures the config instead of reusing that.
+TEST(StoredResults, AReplaysUnrecordedAnswerIsNotReused) {
+  Measurement measured;
+  measured.config_index = 2;
+  measured.samples_ms = {1.0};
+  StoredResults stored({unrecorded(1, R"({"A":1})"), measured}, false);
+  EXPECT_EQ(stored.reusable(1), nullptr);
+  EXPECT_FALSE(stored.contains(1));
+  EXPECT_NE(stored.reusable(2), nullptr);
 }
 
 TEST(StoredResults, ReusesStoredResultsUnlessForcedAndNeverMeasuresTwice) {

@@ -43,8 +43,7 @@ TEST_F(KernelTunerImport, CacheFileBecomesPriorDataOfTheKernel) {
   // What a model search of the same kernel, at other problem values, starts from.
   const Problem other(open_spec(formats("scaled_sum.json"), {{"ProblemSize_0", "1048576"}}));
   auto store = open_sqlite_store(db_, true);
-  const std::vector<PriorData> prior =
-      prior_from_store(*store, /*workload=*/-1, prior_key(other));
+  const std::vector<PriorData> prior = prior_from_store(*store, /*workload=*/-1, prior_key(other));
   ASSERT_EQ(prior.size(), 1u);
   EXPECT_NE(prior[0].label.find("NVIDIA A100-PCIE-40GB"), std::string::npos);
   ASSERT_EQ(prior[0].problem_values.size(), 1u);
@@ -68,6 +67,87 @@ TEST_F(KernelTunerImport, CacheFileBecomesPriorDataOfTheKernel) {
   ASSERT_EQ(workloads.size(), 1u);
   EXPECT_EQ(workloads[0].nvrtc_version, "imported from Kernel Tuner");
   EXPECT_EQ(workloads[0].best->config, R"({"block_size_x":128,"TILE":4})");
+}
+
+// Importing the same file again (a script run twice) must not store every row twice: the model
+// would count each result twice and `show` would list two attempts of each.
+TEST_F(KernelTunerImport, ImportingTwiceStoresNothingNew) {
+  const Spec spec = open_spec(formats("scaled_sum.json"));
+  import_kernel_tuner(formats("kt_cache.json"), spec, db_);
+  const PriorImport again = import_kernel_tuner(formats("kt_cache.json"), spec, db_);
+  EXPECT_EQ(again.ok, 0);
+  EXPECT_EQ(again.failures, 0);
+  EXPECT_EQ(again.unchanged, 4);
+  const auto workloads = stored_workloads(db_, spec);
+  ASSERT_EQ(workloads.size(), 1u);
+  EXPECT_EQ(workloads[0].attempts, 4);
+  // A result that changed (the file re-tuned) is stored as a new attempt.
+  std::ifstream in(formats("kt_cache.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  text.replace(text.find("\"time\": 0.029"), 13, "\"time\": 0.027");
+  std::ofstream(dir_ / "retuned.json") << text;
+  const PriorImport retuned = import_kernel_tuner((dir_ / "retuned.json").string(), spec, db_);
+  EXPECT_EQ(retuned.ok, 1);
+  EXPECT_EQ(retuned.unchanged, 3);
+  EXPECT_EQ(stored_workloads(db_, spec)[0].attempts, 5);
+}
+
+// Release compiles for the GPU's compute capability and needs its SM count: given as options,
+// or read from Kernel Tuner's environment in the file; without them, prior data only.
+TEST_F(KernelTunerImport, TheGpusComputeCapabilityAndSmCountAreStored) {
+  const Spec spec = open_spec(formats("scaled_sum.json"));
+  const PriorImport bare = import_kernel_tuner(formats("kt_cache.json"), spec, db_);
+  EXPECT_FALSE(bare.releasable());
+  const PriorImport told = import_kernel_tuner(formats("kt_cache.json"), spec, db_, {8, 0, 108});
+  EXPECT_TRUE(told.releasable());
+  EXPECT_NE(told.workload, bare.workload);  // another GPU as the store keys it
+  EXPECT_EQ(told.unchanged, 0);
+  bool found = false;
+  for (const WorkloadInfo& w : stored_workloads(db_, spec)) {
+    if (w.id != told.workload) continue;
+    found = true;
+    EXPECT_EQ(w.device.cc_major, 8);
+    EXPECT_EQ(w.device.cc_minor, 0);
+    EXPECT_EQ(w.device.sm_count, 108);
+  }
+  EXPECT_TRUE(found);
+
+  std::ifstream in(formats("kt_cache.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  const std::string with_env =
+      "{\n  \"env\": {\"compute_capability\": \"86\", "
+      "\"device_properties\": {\"MULTIPROCESSOR_COUNT\": 84}},";
+  std::ofstream(dir_ / "env.json") << with_env << text.substr(text.find('{') + 1);
+  const PriorImport from_file =
+      import_kernel_tuner((dir_ / "env.json").string(), spec, (dir_ / "env.db").string());
+  EXPECT_EQ(from_file.device.cc_major, 8);
+  EXPECT_EQ(from_file.device.cc_minor, 6);
+  EXPECT_EQ(from_file.device.sm_count, 84);
+  // An option overrides the file.
+  EXPECT_EQ(import_kernel_tuner((dir_ / "env.json").string(), spec, (dir_ / "env.db").string(),
+                                {9, 0, 132})
+                .device.sm_count,
+            132);
+
+  std::ofstream(dir_ / "bad.json")
+      << "{\"compute_capability\": \"fast\"," << text.substr(text.find('{') + 1);
+  try {
+    import_kernel_tuner((dir_ / "bad.json").string(), spec, (dir_ / "bad.db").string());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kSpec);
+    EXPECT_NE(std::string(e.what()).find("is no compute capability"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ComputeCapability, Parses) {
+  EXPECT_EQ(parse_compute_capability("9.0"), std::make_pair(9, 0));
+  EXPECT_EQ(parse_compute_capability("8.6"), std::make_pair(8, 6));
+  EXPECT_EQ(parse_compute_capability("9"), std::make_pair(9, 0));
+  for (const char* bad : {"", "sm_90", "9.", "9.0.1", "x", "-1.0", "9.10", "0.0", ".5"}) {
+    EXPECT_FALSE(parse_compute_capability(bad).has_value()) << bad;
+  }
 }
 
 TEST_F(KernelTunerImport, StoreResultsOutput) {

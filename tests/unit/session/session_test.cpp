@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -101,9 +102,9 @@ TEST_F(SessionTest, AReplayCannotRunACheckFunctionAndSaysSo) {
     ++calls;
     return std::string("rejected");
   };
-  ::testing::internal::CaptureStderr();
   SearchOutcome replayed = search(checked);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  std::string err;
+  for (const std::string& warning : replayed.warnings) err += warning + "\n";
   EXPECT_EQ(calls, 0);
   EXPECT_NE(err.find("a replay cannot run the check function"), std::string::npos) << err;
   // The statuses are the stored ones.
@@ -179,6 +180,61 @@ TEST_F(SessionTest, ARelativeSpecPathIsFoundAboveTheRecording) {
   }
   EXPECT_EQ(load_recording(recording).info.spec_path, "synthetic.yaml");
   EXPECT_EQ(search(random_search(recording)).device.name, "Synthetic GPU A");
+}
+
+// A user's copy: the recording and its spec (with the kernel) in one folder, the recording still
+// naming the spec by its path in the repository it was made in.
+TEST_F(SessionTest, ASpecBesideTheRecordingIsFound) {
+  const fs::path copy = dir_ / "copy";
+  testing::write_synthetic_spec(copy);
+  Recording recording = load_recording(recording_);
+  recording.info.spec_path = "spaces/synthetic.yaml";
+  const std::string path = (copy / "mine.csv").string();
+  write_recording(recording, path);
+  EXPECT_EQ(search(random_search(path)).device.name, "Synthetic GPU A");
+  fs::remove(copy / "synthetic.yaml");
+  std::string message;
+  EXPECT_NE(code_of(random_search(path), &message), ErrorCode::kInternal);
+  EXPECT_NE(message.find("spaces/synthetic.yaml"), std::string::npos) << message;
+}
+
+// A replay answers a config its recording lacks with "not in the recording", which is no
+// measurement: storing it would have a later search on a GPU skip the config as measured.
+TEST_F(SessionTest, AConfigNotInTheRecordingIsNeverStored) {
+  Recording recording = load_recording(recording_);
+  std::vector<Measurement> kept;
+  for (const Measurement& m : recording.measurements) {
+    if (m.config_index % 2 == 0 || m.config_index == recording.info.baseline_index) {
+      kept.push_back(m);
+    }
+  }
+  ASSERT_LT(kept.size(), recording.measurements.size());
+  recording.measurements = kept;
+  const std::string partial = (dir_ / "partial.csv").string();
+  write_recording(recording, partial);
+  SearchRequest request = random_search(partial);
+  request.budget = "60";
+  request.db = (dir_ / "partial.db").string();
+  SearchOutcome outcome = search(request);
+  std::string err;
+  for (const std::string& warning : outcome.warnings) err += warning + "\n";
+  const auto unanswered =
+      std::count_if(outcome.evaluated.begin(), outcome.evaluated.end(), is_unrecorded);
+  ASSERT_GT(unanswered, 0) << "the test needs a search that asks for unrecorded configs";
+  EXPECT_NE(err.find(std::to_string(unanswered) + " of the configs the search chose"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("partial.csv"), std::string::npos) << err;
+  auto store = open_sqlite_store(*request.db, true);
+  const std::vector<Measurement> stored = store->measured(store->workloads()[0].id);
+  EXPECT_FALSE(stored.empty());
+  for (const Measurement& m : stored) {
+    EXPECT_FALSE(is_unrecorded(m)) << m.config_index;
+    EXPECT_EQ(m.config_index % 2 == 0 || m.config_index == recording.info.baseline_index, true)
+        << m.config_index;
+  }
+  auto report = nlohmann::json::parse(outcome.report.json(ResultReport::kAllRows));
+  for (const auto& row : report["results"]) EXPECT_NE(row["message"], "not in the recording");
 }
 
 TEST_F(SessionTest, OptionsAreCheckedBeforeAnythingRuns) {

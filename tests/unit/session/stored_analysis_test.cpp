@@ -13,10 +13,12 @@
 #include "analysis/bottleneck.h"
 #include "analysis/bottleneck_report.h"
 #include "analysis/ncu_csv.h"
+#include "core/config_codec.h"
 #include "gputune/analysis.h"
 #include "gputune/error.h"
 #include "gputune/session.h"
 #include "replay/recording.h"
+#include "space/problem.h"
 #include "store/store.h"
 #include "support/synthetic_recording.h"
 #include "test_paths.h"
@@ -202,6 +204,46 @@ TEST(CounterMeaningTest, EveryMetricOfTheMethodHasItsStepAndUnit) {
   EXPECT_EQ(counter_meaning("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active").step,
             "instructions");
   EXPECT_EQ(counter_meaning("something__else.sum").step, "");
+}
+
+// `gputune analyze --stored`: the request names the variant as analyze does (--baseline, --config,
+// --best), and what the database holds answers it; nothing is profiled, no GPU is needed.
+TEST_F(StoredAnalysisTest, AnalyzeStoredReadsTheDatabaseAsAnalyzeNamesTheVariant) {
+  AnalyzeRequest request;
+  request.spec = spec_;
+  request.db = db_;
+  request.stored = true;
+  const AnalysisOutcome baseline = analyze(request);  // the baseline: the default
+  EXPECT_TRUE(baseline.profiled) << baseline.message;
+  EXPECT_TRUE(baseline.stored);
+  EXPECT_NE(baseline.report.find("stored ncu counters"), std::string::npos) << baseline.report;
+  EXPECT_EQ(baseline.counters.size(), counters_.size());
+
+  const Problem problem(open_spec(spec_));
+  const std::optional<Config> config = config_from_json(problem.space().json(another_measured()));
+  ASSERT_TRUE(config.has_value());
+  for (const auto& [name, value] : *config) {
+    request.config += (request.config.empty() ? "" : ",") + name + "=" + value.text();
+  }
+  const AnalysisOutcome unprofiled = analyze(request);
+  EXPECT_FALSE(unprofiled.profiled);
+  EXPECT_NE(unprofiled.message.find("no counters stored"), std::string::npos) << unprofiled.message;
+
+  request.config.clear();
+  request.overrides = {{"n", "2048"}};
+  try {
+    analyze(request);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUsage);
+    EXPECT_NE(std::string(e.what()).find("measured at n=1024, not at n=2048"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "none.db"));
+  request.overrides.clear();
+  request.db = (dir_ / "none.db").string();
+  EXPECT_THROW(analyze(request), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "none.db")) << "--stored never creates a database";
 }
 
 }  // namespace

@@ -257,6 +257,29 @@ TEST(SqliteStore, WorkloadIdentity) {
   EXPECT_EQ(store->workloads().size(), ids.size());
 }
 
+// A database is read later from other folders (`gputune release` loads the spec it names):
+// a path typed relative to the search's folder would name nothing there.
+TEST(SqliteStore, ASpecPathThatNamesAFileIsStoredAbsolute) {
+  TempDir dir;
+  const std::string spec = dir.file("specs/mine.yaml");
+  fs::create_directories(fs::path(spec).parent_path());
+  std::ofstream(spec) << "kernel: {name: transpose}\n";
+  auto store = open_sqlite_store(":memory:");
+  WorkloadKey typed = transpose_key();
+  typed.spec_path = fs::relative(spec, fs::current_path()).string();
+  ASSERT_TRUE(fs::path(typed.spec_path).is_relative());
+  store->workload(typed);
+  EXPECT_EQ(store->workloads()[0].key.spec_path, fs::path(spec).lexically_normal().string());
+  // A name that is no file (an inline spec's) stays as given.
+  WorkloadKey inline_spec = transpose_key();
+  inline_spec.spec_hash = "spec-inline";
+  inline_spec.spec_path = "<python>";
+  const int64_t w = store->workload(inline_spec);
+  for (const WorkloadSummary& s : store->workloads()) {
+    if (s.id == w) EXPECT_EQ(s.key.spec_path, "<python>");
+  }
+}
+
 TEST(SqliteStore, MeasurementsBelongToTheirWorkload) {
   auto store = open_sqlite_store(":memory:");
   WorkloadKey k = transpose_key();

@@ -243,10 +243,10 @@ TEST_F(AnalyzeBatchTest, AllWithoutAMeasuredWorkloadSaysToSearchFirst) {
 
 TEST_F(AnalyzeBatchTest, TheCommandPrintsEachConfigAsNameValuePairsAndItsVerdict) {
   measured_spec();
-  const testing::CommandResult r = testing::run_command(
-      "GPUTUNE_NCU=" + (dir_ / "ncu" / "ncu").string() + " " + test::gputune_binary() +
-      " analyze " + spec_ + " --top 2 --db " + db() + " --cache-dir " + (dir_ / "cache").string() +
-      " -j 2");
+  const testing::CommandResult r =
+      testing::run_command("GPUTUNE_NCU=" + (dir_ / "ncu" / "ncu").string() + " " +
+                           test::gputune_binary() + " analyze " + spec_ + " --top 2 --db " + db() +
+                           " --cache-dir " + (dir_ / "cache").string() + " -j 2");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("TX="), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("null"), std::string::npos) << r.out;

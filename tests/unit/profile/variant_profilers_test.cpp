@@ -1,6 +1,6 @@
 // The bottleneck strategy's profilers: a search that goes on without counters when ncu is
 // missing, counters taken by a (fake) ncu and stored, and a replay from recorded counters.
-#include "session/variant_profilers.h"
+#include "profile/variant_profilers.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

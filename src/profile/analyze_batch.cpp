@@ -19,11 +19,11 @@
 #include "gputune/error.h"
 #include "process/compile_pool.h"
 #include "process/gpu_list.h"
+#include "profile/analysis_outcome.h"
+#include "profile/config_assignments.h"
+#include "profile/variant_counters.h"
 #include "search/matching_workloads.h"
 #include "search/search.h"
-#include "session/analysis_outcome.h"
-#include "session/config_assignments.h"
-#include "session/variant_counters.h"
 #include "space/problem.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
@@ -432,6 +432,7 @@ AnalyzeManyOutcome analyze_many(const AnalyzeManyRequest& request,
   const WorkloadSummary* workload = workload_on(workloads, listed_gpu(gpus, base.device));
 
   AnalyzeManyOutcome outcome;
+  outcome.warnings = problem.spec().warnings;
   const std::set<uint64_t> skip = profiled_before(*store, workload, request);
   const std::vector<Item> items =
       request.configs_file.empty()

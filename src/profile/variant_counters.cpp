@@ -1,4 +1,4 @@
-#include "session/variant_counters.h"
+#include "profile/variant_counters.h"
 
 #include <unistd.h>
 
@@ -107,13 +107,11 @@ CounterResult profile_variant_in_worker(ProcessRunner& runner, Compiler& compile
 
 VariantProfile variant_profile(const Spec& spec, const std::map<std::string, double>& counters,
                                double copy_bandwidth_gbs) {
-  BottleneckThresholds limits;
-  limits.copy_bandwidth_gbs = copy_bandwidth_gbs;
-  const BottleneckAnalysis analysis = classify_bottleneck(counters, 0, 0, 0, limits);
+  const Diagnosis diagnosis = diagnose(spec, counters, copy_bandwidth_gbs);
   VariantProfile profile;
   profile.ok = true;
-  profile.step = step_name(analysis.step);
-  for (const auto& [remedy, knobs] : knobs_for(spec, analysis.remedies)) {
+  profile.step = step_name(diagnosis.analysis.step);
+  for (const auto& [remedy, knobs] : diagnosis.knobs) {
     for (const RemedyKnob& knob : knobs) add_remedy_knob(profile.knobs, knob);
   }
   return profile;

@@ -1,4 +1,4 @@
-#include "session/config_assignments.h"
+#include "profile/config_assignments.h"
 
 #include <sstream>
 

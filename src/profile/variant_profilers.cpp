@@ -1,4 +1,4 @@
-#include "session/variant_profilers.h"
+#include "profile/variant_profilers.h"
 
 #include <chrono>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "session/analysis_outcome.h"
+#include "profile/analysis_outcome.h"
 
 #include <iomanip>
 #include <sstream>
@@ -50,15 +50,14 @@ std::string key_number(const BottleneckAnalysis& a) {
 void classify_into(const Spec& spec, const std::string& heading,
                    const std::map<std::string, double>& counters, double copy_bandwidth_gbs,
                    AnalysisOutcome* outcome) {
-  BottleneckThresholds limits;
-  limits.copy_bandwidth_gbs = copy_bandwidth_gbs;
-  const BottleneckAnalysis analysis = classify_bottleneck(counters, 0, 0, 0, limits);
+  const Diagnosis diagnosis = diagnose(spec, counters, copy_bandwidth_gbs);
+  const BottleneckAnalysis& analysis = diagnosis.analysis;
   outcome->profiled = true;
   outcome->counters = counters;
   outcome->step = step_name(analysis.step);
   outcome->verdict = analysis.verdict;
   outcome->knobs.clear();
-  for (const auto& [remedy, knobs] : knobs_for(spec, analysis.remedies)) {
+  for (const auto& [remedy, knobs] : diagnosis.knobs) {
     outcome->knobs.emplace_back(remedy_name(remedy), knob_names(knobs));
   }
   outcome->stall_shares = analysis.stall_shares;
@@ -70,7 +69,7 @@ void classify_into(const Spec& spec, const std::string& heading,
                                          analysis.pipe_utilisation.front().second);
   }
   outcome->key_number = key_number(analysis);
-  outcome->report = heading + "\n" + format_bottleneck_report(analysis, spec);
+  outcome->report = heading + "\n" + format_bottleneck_report(analysis, diagnosis.knobs);
 }
 
 void record_profile(const Problem& problem, uint64_t index, const KernelCounters& counters,

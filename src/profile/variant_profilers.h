@@ -9,7 +9,7 @@
 #include "compile/compiler.h"
 #include "gputune/device.h"
 #include "process/process_runner.h"
-#include "session/variant_counters.h"
+#include "profile/variant_counters.h"
 #include "space/problem.h"
 #include "store/store.h"
 #include "strategy/variant_profiler.h"
