@@ -86,6 +86,9 @@ struct SearchRequest {
   // shows its rows were measured with this spec (its configs are still checked against the
   // space). Without it such a recording is refused.
   bool replay_unverified = false;
+  // Warnings about the spec's arguments are errors (kSpec): a type that differs from the kernel's
+  // parameter, an argument the baseline used otherwise than declared.
+  bool strict = false;
 };
 
 // The replay rule, one for every front end: a replay source is a CSV recording or a gputune

@@ -88,6 +88,32 @@ def test_tune_errors_name_the_argument_they_came_from(tmp_path):
         gputune.tune(**kwargs)
 
 
+def test_tune_arguments_are_checked_against_the_kernels_parameters(capfd):
+    # scale(float* out, const float* x, float a, int n): a count or a kind that does not fit,
+    # or an array whose bytes are not the kernel's element type, is a TypeError before anything
+    # compiles; a scalar of another type is a warning.
+    _, kwargs = tune_kwargs(compile_only=True)
+    del kwargs["args"]["a"]
+    with pytest.raises(TypeError, match=r"takes 4 parameters .* passes 3 arguments \(out, x, n\)"):
+        gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True)
+    kwargs["args"]["extra"] = np.int32(1)
+    with pytest.raises(gputune.ArgumentError, match="passes 5 arguments"):
+        gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True)
+    kwargs["args"]["x"] = kwargs["args"]["x"].astype(np.float64)
+    with pytest.raises(TypeError, match="argument 'x' holds float64.*points to float32"):
+        gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True)
+    kwargs["args"]["a"] = np.full(4, 2.5, np.float32)
+    with pytest.raises(gputune.SpecError, match="argument 'a' is a buffer"):
+        gputune.tune(**kwargs)
+    _, kwargs = tune_kwargs(compile_only=True, arch="sm_90")
+    kwargs["args"]["n"] = gputune.Arg("n", type="int64")
+    gputune.tune(**kwargs)
+    assert "argument 'n' is int64" in capfd.readouterr().err
+
+
 def test_tune_errors_name_params_expressions_and_launch_dimensions():
     def message(**extra):
         _, kwargs = tune_kwargs(compile_only=True, **extra)

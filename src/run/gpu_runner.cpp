@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gputune/error.h"
+#include "run/argument_use.h"
 #include "run/launch_limits.h"
 
 namespace gputune {
@@ -64,13 +65,27 @@ Measurement GpuRunner::set_reference(const Candidate& baseline) {
     compute_reference_outputs(baseline.variant);
     reference_computed_ = true;
   }
+  context_->make_current();
+  const std::vector<std::vector<unsigned char>> before = argument_contents(/*before=*/true);
   Measurement m = measure(baseline, /*is_reference=*/true);
-  // Against a reference kernel's outputs the baseline is a variant like any other.
-  const bool baseline_checked = reference_ && m.status == Status::kWrongAnswer;
-  if (m.status != Status::kOk && !baseline_checked) {
+  // Which arguments it used otherwise than declared: part of the error where its failure
+  // stops the search, else the ok baseline's message (the session warns, --strict stops).
+  const std::string misused =
+      m.status == Status::kOk || m.status == Status::kWrongAnswer
+          ? misused_arguments(host_, before, argument_contents(/*before=*/false))
+          : "";
+  const std::string also = misused.empty() ? "" : "; the baseline also " + misused;
+  // Against expected outputs the spec gives (or its reference kernel computed) the baseline is
+  // a variant like any other: a wrong one is its result, and the search goes on. Where its
+  // outputs are the reference its failure leaves nothing to check against; and a runtime
+  // error still stops, since every GPU worker started again runs the baseline first.
+  const bool judged =
+      check_outputs_ && every_output_given(host_) && m.status != Status::kRuntimeError;
+  if (m.status != Status::kOk && !judged) {
     const ErrorCode code = m.status == Status::kRuntimeError ? ErrorCode::kCuda : ErrorCode::kSpec;
     throw Error(code, std::string("the baseline (") + baseline.variant.config + ") failed, " +
-                          "so nothing can be checked: " + status_name(m.status) + ": " + m.message);
+                          "so nothing can be checked: " + status_name(m.status) + ": " +
+                          m.message + also);
   }
   for (const HostBuffer& host : host_) {
     if (!check_outputs_ || !host.output || host.given_reference) continue;
@@ -82,12 +97,35 @@ Measurement GpuRunner::set_reference(const Candidate& baseline) {
                       (host.region.is_whole() ? "" : " in its check region") +
                       " NaN (unwritten after poisoning?), so nothing can be checked against "
                       "it; expected every checked element written, else give the output a "
-                      "fill (initialised), limit the check to a region, or check: none");
+                      "fill (initialised), limit the check to a region, or check: none" +
+                      also);
     }
+  }
+  if (m.status == Status::kOk && !misused.empty()) {
+    m.message = "the baseline (" + baseline.variant.config + ") " + misused;
+  } else {
+    m.message += also;
   }
   if (check_outputs_) load_device_check();
   has_reference_ = true;
   return m;
+}
+
+// Each buffer's bytes for misused_arguments: inputs as the device holds them; outputs, before a
+// run, as they are when the kernel writes none of them, after it as it left them.
+std::vector<std::vector<unsigned char>> GpuRunner::argument_contents(bool before) const {
+  std::vector<std::vector<unsigned char>> out(host_.size());
+  for (size_t i = 0; i < host_.size(); ++i) {
+    const HostBuffer& host = host_[i];
+    if (host.constant || host.scratch) continue;
+    if (host.output && before) {
+      out[i] = untouched_output(host);
+    } else if (!host.output || !untouched_output(host).empty()) {
+      out[i].resize(state_->buffers[i].bytes());
+      state_->buffers[i].download(out[i].data());
+    }
+  }
+  return out;
 }
 
 std::vector<Measurement> GpuRunner::run(const std::vector<Candidate>& batch) {

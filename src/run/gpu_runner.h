@@ -73,6 +73,8 @@ class GpuRunner : public Runner {
 
  private:
   void setup_device();
+  // Each buffer's bytes for misused_arguments (run/argument_use.h), before or after the baseline.
+  std::vector<std::vector<unsigned char>> argument_contents(bool before) const;
 
   // Runs the reference kernel on the inputs (with the baseline's scalar arguments) and keeps
   // its outputs as the reference of those outputs that have none given. Its failures are

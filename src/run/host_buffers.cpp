@@ -121,4 +121,14 @@ std::vector<HostBuffer> make_host_buffers(
   return buffers;
 }
 
+bool every_output_given(const std::vector<HostBuffer>& buffers) {
+  bool any = false;
+  for (const HostBuffer& host : buffers) {
+    if (!host.output) continue;
+    if (!host.given_reference) return false;
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace gputune

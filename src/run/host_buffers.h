@@ -43,6 +43,11 @@ std::vector<HostBuffer> make_host_buffers(
     const Problem& problem,
     const std::function<bool(const ArgumentSpec&)>& fills_on_device = nullptr);
 
+// Whether every output's expected values are given (the spec's reference, or its reference
+// kernel's outputs once computed): then the baseline is judged like any variant, and a baseline
+// that fails is a result rather than the end of the search. False where there is no output.
+bool every_output_given(const std::vector<HostBuffer>& buffers);
+
 // `count` elements of `type` filled as `argument` says (zeros, constant, iota, random, data, a
 // generator of the index), on up to `threads` threads (0: every hardware thread). Random element i
 // is low + (high - low) * random_unit(seed, i) (run/parallel_fill.h), floored for integer types:

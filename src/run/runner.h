@@ -28,7 +28,10 @@ class Runner {
   virtual ~Runner() = default;
   virtual const DeviceInfo& device() const = 0;
   // Runs the baseline and keeps its outputs as the reference every later variant is checked
-  // against. Throws Error if the baseline itself fails: nothing could be checked.
+  // against. Throws Error if the baseline itself fails where its outputs are the reference:
+  // nothing could be checked (where the spec gives every output's expected contents, a failing
+  // baseline is its Measurement). An ok baseline's message, where it has one, says which
+  // arguments it used otherwise than declared (run/argument_use.h).
   virtual Measurement set_reference(const Candidate& baseline) = 0;
   // One Measurement per candidate, in order; a variant's failure is its Status. After a sticky
   // CUDA error (illegal address, ...) that the runner cannot recover from, the results stop at

@@ -93,6 +93,9 @@ Measurement run_baseline(const Problem& problem, const std::string& arch, Compil
   account_compilation(record, kernel);
   std::string warnings = compiler_warnings(kernel.log);
   Measurement baseline = runner.set_reference({std::move(variant), std::move(kernel), RaceLimit{}});
+  if (options.strict && baseline.status == Status::kOk && !baseline.message.empty()) {
+    throw Error(ErrorCode::kSpec, baseline.message + " (an error with --strict)");
+  }
   baseline.compiler_warnings = std::move(warnings);
   account_measurement(record, baseline);
   if (problem.space().valid(index) && (options.force || !stored.contains(index))) {

@@ -37,6 +37,9 @@ struct SearchOptions {
   std::optional<double> budget_seconds;       // unset: the spec's; 0: no limit
   std::optional<uint64_t> seed;               // unset: the spec's
   bool force = false;                         // measure again what the database already has
+  // An ok baseline that used an argument otherwise than declared (its message says which: an
+  // input it changed, an output it left untouched) stops the search instead of a warning.
+  bool strict = false;
   bool use_prior = true;  // strategies may learn from the kernel's other workloads
   // With prior data, leave out the configs the model predicts to be far from the best
   // (docs/pruning.md); only where use_prior.

@@ -146,6 +146,11 @@ const std::vector<Row>& rows() {
        [](SearchRequest& r, const std::string& text) { r.check.atol = number("atol", text); }},
       {{"rtol", "X", "", "relative tolerance of the check, instead of the spec's"},
        [](SearchRequest& r, const std::string& text) { r.check.rtol = number("rtol", text); }},
+      {{"strict", "", "",
+        "stop (exit 65) where gputune would warn about the spec's arguments: a type that differs "
+        "from the kernel's parameter, or an argument the baseline used otherwise than declared "
+        "(an input it changed, an output it left untouched)"},
+       flag(&SearchRequest::strict)},
       {{"compile-only", "", "",
         "only compile the variants (no GPU needed) and report failures: every valid one in the "
         "space's order, or the first N with --budget N (no --strategy: strategies choose from "

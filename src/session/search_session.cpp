@@ -16,6 +16,7 @@
 #include "compile/compiler_log.h"
 #include "compile/reference_kernel.h"
 #include "core/shard.h"
+#include "gputune/argument_mismatch.h"
 #include "gputune/error.h"
 #include "gputune/json_text.h"
 #include "gputune/session.h"
@@ -34,6 +35,7 @@
 #include "session/search_parts.h"
 #include "session/writable_store.h"
 #include "space/problem.h"
+#include "space/signature_check.h"
 #include "spec/spec_catalog.h"
 #include "spec/spec_loader.h"
 #include "store/store.h"
@@ -70,6 +72,7 @@ SearchOptions search_options(const SearchRequest& request) {
   search.racing.enabled = request.sampling == "race" && request.shard.empty();
   search.seed = request.seed;
   search.force = request.force;
+  search.strict = request.strict;
   search.use_prior = request.use_prior;
   search.prune = request.prune;
   if (!(request.prune_above > 1)) {
@@ -315,6 +318,20 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
                                 const std::atomic<bool>* stop) {
   options.profiler = &profiler;
   SearchResult result = run_search(problem, runner, compiler, store, options, progress, stop);
+  // The runner goes on past a failing baseline only where it is not the reference: the spec
+  // gives the expected outputs, or a check function judges them.
+  std::vector<std::string> baseline_warnings;
+  if (result.baseline.status == Status::kOk && !result.baseline.message.empty()) {
+    // Arguments it used otherwise than declared (GpuRunner::set_reference).
+    baseline_warnings.push_back(result.baseline.message);
+  } else if (result.baseline.status != Status::kOk) {
+    const std::string& why = result.baseline.message;
+    baseline_warnings.push_back(
+        "the baseline (" + result.baseline.config + ") is " +
+        status_name(result.baseline.status) + ": " + why.substr(0, why.find('\n')) +
+        "; it is stored as such, and the search went on with every variant checked against the "
+        "expected outputs, not against the baseline");
+  }
   auto report = std::make_shared<Report>(
       make_report(report_title(problem), result.device, result.copy_bandwidth_gbs, result.baseline,
                   store.measured(result.workload), metrics_of(problem)));
@@ -329,6 +346,7 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   report->rtol = problem.spec().rtol;
   report->atol = problem.spec().atol;
   SearchOutcome outcome;
+  outcome.warnings = std::move(baseline_warnings);
   outcome.interrupted = result.record.interrupted;
   outcome.workload = result.workload;
   outcome.device = result.device;
@@ -410,6 +428,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
     outcome.db = request.db.value_or("");
     outcome.problem = problem_info_of(*replay.problem);
     outcome.spec = replay.problem->spec();
+    warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
     outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
     return outcome;
   }
@@ -425,6 +444,13 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   if (!problem.baseline_note().empty()) warnings.push_back(problem.baseline_note());
   if (!problem.engine_note().empty()) warnings.push_back(problem.engine_note());
+  // Before anything compiles. Python's arrays are their bytes: a wrong element type is an error.
+  SignatureRules signature_rules;
+  signature_rules.element_types_must_match = request.inline_spec.has_value();
+  for (const std::string& warning : check_signatures(problem, signature_rules)) {
+    if (request.strict) throw ArgumentMismatch(warning + " (an error with --strict)");
+    warnings.push_back(warning);
+  }
   // Compilers and GPU workers are forked processes; this one never initialises CUDA.
   auto compiler = make_compile_pool(request);
   SearchOutcome outcome;
@@ -456,6 +482,7 @@ SearchOutcome search(const SearchRequest& request, const ProgressCallback& progr
   }
   outcome.problem = problem_info_of(problem);
   outcome.spec = problem.spec();
+  warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
   outcome.warnings = with_spec_warnings(outcome.spec, std::move(warnings));
   return outcome;
 }

@@ -222,13 +222,20 @@ TEST_F(GpuRunnerTest, GivenDataAndReferenceAreUsed) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, Status::kWrongAnswer) << results[0].message;
 
-  // A reference that the baseline does not match: nothing can be checked.
+  // A reference that the baseline does not match: the baseline is judged like any variant,
+  // and the variants are still checked against the reference.
   std::vector<float> wrong = doubled;
   wrong[17] += 1;
   spec.arguments[0].reference = bytes(wrong);
   Problem mismatched(spec);
   auto runner2 = gpu_runner(mismatched);
-  EXPECT_THROW(runner2->set_reference(candidate(mismatched, mismatched.baseline_index())), Error);
+  const Measurement judged =
+      runner2->set_reference(candidate(mismatched, mismatched.baseline_index()));
+  EXPECT_EQ(judged.status, Status::kWrongAnswer) << judged.message;
+  EXPECT_NE(judged.message.find("index 17"), std::string::npos) << judged.message;
+  const auto after = runner2->run({candidate(mismatched, mismatched.baseline_index())});
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].status, Status::kWrongAnswer) << after[0].message;
 
   // Data of the wrong size is a spec error before anything runs.
   spec.arguments[1].data = bytes(std::vector<float>(10));
@@ -345,6 +352,8 @@ TEST_F(GpuRunnerTest, CompileErrorIsReportedNotRun) {
   EXPECT_EQ(results[0].message, "test.cu(1): error: planted");
 }
 
+// Its outputs are the reference (the spec gives none): a baseline that fails leaves nothing to
+// check against.
 TEST_F(GpuRunnerTest, FailingBaselineThrows) {
   auto problem = faulty_problem();
   auto runner = gpu_runner(*problem);

@@ -30,8 +30,8 @@ so far is in the database; search() and tune() then return the partial Results, 
 (an int: 64 usage, 65 spec, 69 no GPU, ...), ``.name`` the error's name ("usage").
 """
 
-from ._errors import (CudaError, DbError, Error, InternalError, IoError, NoGpuError, NvrtcError,
-                      SpecError, UsageError)
+from ._errors import (ArgumentError, CudaError, DbError, Error, InternalError, IoError,
+                      NoGpuError, NvrtcError, SpecError, UsageError)
 from .analysis import Analysis, analyze
 from .commands import export, import_kernel_tuner, merge, plan, release, release_dump
 from .engine import source, transforms, variant_source
@@ -42,7 +42,7 @@ from .tuning import Arg, Constant, Out, tune
 
 __all__ = ["search", "tune", "select", "load", "workloads", "best", "gpus", "Results", "Arg",
            "Constant", "Out", "analyze", "Analysis", "Error",
-           "SpecError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
+           "SpecError", "ArgumentError", "UsageError", "NoGpuError", "CudaError", "NvrtcError", "DbError",
            "IoError", "InternalError", "strategies", "search_options", "transforms", "source",
            "variant_source", "release", "release_dump", "merge", "import_kernel_tuner", "export",
            "plan", "specs"]

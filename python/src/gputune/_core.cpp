@@ -22,6 +22,7 @@
 
 #include "gputune/_core.h"
 #include "gputune/analysis.h"
+#include "gputune/argument_mismatch.h"
 #include "gputune/error.h"
 #include "gputune/host_check.h"
 #include "gputune/results.h"
@@ -402,6 +403,10 @@ std::string in_python_spelling(const std::string& message) {
 void translate(std::exception_ptr p) {
   try {
     if (p) std::rethrow_exception(p);
+  } catch (const ArgumentMismatch& e) {
+    // Arguments that do not fit the kernel's parameters: Python's TypeError, as a call's are.
+    py::object cls = py::module_::import("gputune._errors").attr("ArgumentError");
+    PyErr_SetString(cls.ptr(), in_python_spelling(e.what()).c_str());
   } catch (const Error& e) {
     py::object cls =
         py::module_::import("gputune._errors").attr("error_class")(error_code_name(e.code()));

@@ -23,6 +23,11 @@ class SpecError(Error):
     name = "spec"
 
 
+class ArgumentError(SpecError, TypeError):
+    """The arguments do not fit the kernel's parameters: their count, a scalar for a pointer or
+    an array for a scalar, an array whose element type is not the one the kernel reads."""
+
+
 class UsageError(Error, ValueError):
     """An argument is wrong (unknown strategy, bad budget, unknown problem value, ...)."""
 

@@ -244,6 +244,54 @@ TEST_F(SearchTest, WrongAnswersAreStoredAndTheSearchGoesOn) {
   EXPECT_EQ(result.evaluated.size(), p.space().count_valid());
 }
 
+// Where the spec gives the expected outputs the runner judges the baseline like any variant:
+// a wrong baseline is stored as such and the search measures the rest.
+TEST_F(SearchTest, AWrongBaselineIsStoredAndTheSearchGoesOn) {
+  Problem p = problem();
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  runner.wrong.insert(p.baseline_index());
+  SearchResult result = run_search(p, runner, compiler, *store, {});
+  EXPECT_EQ(result.baseline.status, Status::kWrongAnswer);
+  int wrong = 0;
+  for (const auto& m : store->measured(result.workload)) {
+    if (m.config_index == p.baseline_index()) EXPECT_EQ(m.status, Status::kWrongAnswer);
+    wrong += m.status == Status::kWrongAnswer;
+  }
+  EXPECT_EQ(wrong, 1);
+  EXPECT_EQ(result.evaluated.size(), p.space().count_valid());
+}
+
+// An ok baseline whose message names arguments it used otherwise than declared (GpuRunner):
+// the search goes on, unless --strict.
+TEST_F(SearchTest, AMisusedArgumentStopsTheSearchOnlyWhenStrict) {
+  class MisusingRunner : public FakeRunner {
+   public:
+    Measurement set_reference(const Candidate& baseline) override {
+      Measurement m = FakeRunner::set_reference(baseline);
+      m.message = "the baseline changed 'x', declared read-only";
+      return m;
+    }
+  };
+  Problem p = problem();
+  FakeCompiler compiler;
+  MisusingRunner runner;
+  auto store = open_sqlite_store(":memory:");
+  EXPECT_EQ(run_search(p, runner, compiler, *store, {}).evaluated.size(), p.space().count_valid());
+  SearchOptions strict;
+  strict.strict = true;
+  auto fresh = open_sqlite_store(":memory:");
+  try {
+    run_search(p, runner, compiler, *fresh, strict);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kSpec);
+    EXPECT_NE(std::string(e.what()).find("changed 'x'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--strict"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(SearchTest, BaselineThatDoesNotCompileStopsWithItsLocation) {
   Problem p = problem();
   auto store = open_sqlite_store(":memory:");
