@@ -78,6 +78,7 @@ class AccessWalk {
   Forms forms_;
   std::map<const clang::VarDecl*, Pointer> pointers_;
   std::vector<const clang::Stmt*> loops_;
+  std::vector<LoopFacts> loop_facts_;
   // The conditions around the statement walked (nothing: one that is not affine).
   std::vector<std::optional<std::vector<Comparison>>> guards_;
   const clang::Stmt* top_ = nullptr;
@@ -298,6 +299,7 @@ class AccessWalk {
       access.write = target != targets.end();
       access.read = !access.write || target->second;
       access.loops = loops_;
+      access.loop_facts = loop_facts_;
       access.top_statement = top_;
       access.guard = std::vector<Comparison>();
       for (const auto& guard : guards_) {
@@ -340,7 +342,7 @@ class AccessWalk {
 
   // The loop's iterator and its form in the body (start + step * count); nothing for a loop
   // that is not `for (v = start; ...; v += step)` with v left alone in the body.
-  const clang::VarDecl* iterator(const clang::ForStmt* loop, Affine* form) {
+  const clang::VarDecl* iterator(const clang::ForStmt* loop, Affine* form, LoopFacts* facts) {
     const clang::Stmt* increment = loop->getInc();
     const clang::Expr* target = increment ? assigned_target(increment) : nullptr;
     const auto* reference =
@@ -369,6 +371,9 @@ class AccessWalk {
     if (assigned_in_body) return nullptr;
     const std::optional<Affine> scaled = *step * Affine::term(variable->getNameAsString());
     *form = *forms_[variable] + *scaled;
+    facts->iterator = variable;
+    facts->start = forms_[variable];
+    facts->step = step;
     return variable;
   }
 
@@ -420,15 +425,22 @@ class AccessWalk {
     if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(statement)) {
       walk(loop->getInit(), depth + 1);
       Affine form;
-      const clang::VarDecl* variable = iterator(loop, &form);
+      LoopFacts facts;
+      facts.loop = loop;
+      const clang::VarDecl* variable = iterator(loop, &form, &facts);
       forget_assigned(loop->getBody());
       forget_assigned(loop->getInc());
-      if (variable) forms_[variable] = form;
+      if (variable) {
+        forms_[variable] = form;
+        if (loop->getCond()) facts.condition = comparisons(loop->getCond(), true);
+      }
       loops_.push_back(loop);
+      loop_facts_.push_back(facts);
       collect(loop->getCond());
       walk(loop->getBody(), depth + 1);
       collect(loop->getInc());
       loops_.pop_back();
+      loop_facts_.pop_back();
       forget_assigned(loop);
       if (variable) forms_[variable].reset();
       return;
@@ -436,6 +448,9 @@ class AccessWalk {
     if (llvm::isa<clang::WhileStmt, clang::DoStmt, clang::SwitchStmt>(statement)) {
       forget_assigned(statement);
       loops_.push_back(statement);
+      LoopFacts facts;
+      facts.loop = statement;
+      loop_facts_.push_back(facts);
       for (const clang::Stmt* child : statement->children()) {
         if (llvm::isa_and_nonnull<clang::Expr>(child)) {
           collect(child);
@@ -444,6 +459,7 @@ class AccessWalk {
         }
       }
       loops_.pop_back();
+      loop_facts_.pop_back();
       forget_assigned(statement);
       return;
     }

@@ -58,6 +58,17 @@ struct Comparison {
   Affine right;
 };
 
+// A loop around an access. A counted `for (v = start; cond; v += step)` (v left alone in its
+// body) has its iterator, start and step (invariant forms), and its condition as comparisons of
+// affine forms over its count (the term named after the iterator) where it is one; a loop of
+// another kind has none of them.
+struct LoopFacts {
+  const clang::Stmt* loop = nullptr;
+  const clang::VarDecl* iterator = nullptr;
+  std::optional<Affine> start, step;
+  std::optional<std::vector<Comparison>> condition;
+};
+
 // One global-memory access: a subscript or dereference of a pointer that is not __shared__.
 struct Access {
   const clang::FunctionDecl* kernel = nullptr;
@@ -69,6 +80,7 @@ struct Access {
   std::vector<std::optional<Affine>> indices;
   // The loops around it, outermost first, and the kernel's top-level statement holding it.
   std::vector<const clang::Stmt*> loops;
+  std::vector<LoopFacts> loop_facts;  // parallel to loops
   const clang::Stmt* top_statement = nullptr;
   // The conditions it runs under (the ifs around it, an earlier `if (...) return;` at the top
   // level) as one conjunction of comparisons of affine forms; nothing where one is not.

@@ -82,7 +82,7 @@ std::vector<AccessFact> access_facts(const ParsedKernel& kernel) {
     const Coalescing verdict = coalescing(access);
     fact.coalescing = coalescing_text(verdict);
     fact.decisions.push_back(coalescing_decision(access, verdict));
-    if (verdict == Coalescing::kUncoalesced) {
+    if (stage_candidate(kernel, access)) {
       fact.decisions.push_back(stage_shared_decision(kernel, accesses, access));
     }
     if (kind == IndexClass::kUnknown) {

@@ -6,6 +6,7 @@
 
 #include "engine/access_analysis.h"
 #include "engine/parsed_kernel.h"
+#include "engine/stage_shared.h"
 #include "engine/transformation.h"
 
 namespace gputune::engine {
@@ -105,7 +106,10 @@ Analysis SourceEngine::analyse(const KernelUnit& unit, const std::vector<std::st
   std::shared_ptr<ParsedKernel> kernel = state_->parse(unit);
   analysis.parsed = kernel->ok();
   analysis.diagnostics = kernel->diagnostics();
-  if (kernel->ok()) analysis.accesses = access_facts(*kernel);
+  if (kernel->ok()) {
+    analysis.accesses = access_facts(*kernel);
+    analysis.staged_tiles = stage_shared_tiles(*kernel);
+  }
   std::vector<std::string> asked = knobs;
   if (asked.empty()) {
     for (const Transformation* transformation : transformations()) {

@@ -108,6 +108,25 @@ struct GPUTUNE_ENGINE_API AccessFact {
   std::vector<std::string> decisions;
 };
 
+// A __shared__ tile stage_shared declares (at the macros analysed), for the space's limit on
+// static shared memory: rows x columns elements, each extent the naive block's along x or y,
+// the strip of a staged loop (stage_shared's value) or one.
+struct StagedTile {
+  enum class Extent { kOne, kBlockX, kBlockY, kStrip };
+  std::string kernel;
+  std::string name;  // "gputune_out_tile": pad_shared(<name>) pads it
+  Extent rows = Extent::kOne, columns = Extent::kOne;
+  uint32_t element_bytes = 0;
+};
+
+// The static shared memory a variant's staged tiles take: each tile at the naive block of its
+// kernel (`knobs.naive_blocks`) and `knobs.stage_shared`, padded by pad_shared, once per
+// sub-block of a block merge. 0 where stage_shared is 0.
+GPUTUNE_ENGINE_API uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles,
+                                                const SourceKnobs& knobs);
+// The static shared memory a block may declare (48 KiB on every GPU since Fermi).
+constexpr uint64_t kStaticSharedBytes = 48 * 1024;
+
 // The kernel as parsed, its diagnostics, and the engine's verdicts on each knob.
 struct GPUTUNE_ENGINE_API Analysis {
   bool parsed = false;
@@ -117,6 +136,8 @@ struct GPUTUNE_ENGINE_API Analysis {
   std::vector<KnobVerdict> knobs;
   // The global accesses of the transformed kernels, in the order they run.
   std::vector<AccessFact> accesses;
+  // The tiles stage_shared would declare.
+  std::vector<StagedTile> staged_tiles;
   const KnobVerdict* find(const std::string& knob) const;
 };
 

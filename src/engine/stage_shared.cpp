@@ -5,7 +5,8 @@
 // block loads (or stores) word (t / By, t % By), so neighbouring threads touch neighbouring
 // words, each under the naive thread's own guard; a barrier separates that from the threads'
 // own reads (writes) of tile[threadIdx.x][threadIdx.y]. The naive transpose becomes the tiled
-// one (pad_shared then pads the tile). Rank 5: before pad_shared, on the user's text.
+// one (pad_shared then pads the tile). Rank 5: before pad_shared, on the user's text. A loop's
+// accesses are staged strip by strip (stage_loop.cpp).
 #include "engine/stage_shared.h"
 
 #include <clang/AST/Attr.h>
@@ -21,29 +22,35 @@ namespace gputune::engine {
 namespace {
 
 constexpr const char* kKnob = "stage_shared";
-// The shared memory a kernel may declare statically (48 KiB on every GPU since Fermi).
-constexpr uint64_t kStaticSharedBytes = 48 * 1024;
 
-// Why stage_shared leaves an uncoalesced access alone ("" where it stages it); `skip`: the rule
-// says it would not pay, rather than that it cannot be done.
-struct Obstacle {
-  std::string why;
-  bool skip = false;
-};
-
-bool has_return(const clang::Stmt* statement) {
-  return any_node(statement, [](const clang::Stmt* n) { return llvm::isa<clang::ReturnStmt>(n); });
+// The naive block of the access's kernel, or the refusal.
+std::string naive_block(const ParsedKernel& kernel, const SourceKnobs& knobs, const Access& access,
+                        const std::array<uint32_t, 3>** block) {
+  const std::string function = access.kernel->getNameAsString();
+  const auto found = knobs.naive_blocks.find(function);
+  const SourcePlace place = kernel.original().place(access.kernel);
+  if (found == knobs.naive_blocks.end()) {
+    return refusal(place, kKnob,
+                   "the launch of " + function + " is not known, so neither is its tile");
+  }
+  if (found->second[0] == 0) {
+    return refusal(
+        place, kKnob,
+        function + " is launched with several block shapes: its tile's extent is not one");
+  }
+  if (found->second[2] != 1) {
+    return refusal(place, kKnob,
+                   "the block of " + function + " is three-dimensional; tiles are 2-D");
+  }
+  *block = &found->second;
+  return "";
 }
 
 Obstacle obstacle(const ParsedKernel& kernel, const std::vector<Access>& all,
                   const Access& access) {
+  if (!access.loops.empty()) return loop_obstacle(kernel, all, access);
   if (access.indices.size() != 1) {
     return {"a multi-dimensional access: staging handles a single subscript"};
-  }
-  if (!access.loops.empty()) {
-    return {
-        "it is in a loop: staging a loop's accesses (a tile per strip of iterations) is not "
-        "implemented"};
   }
   const Affine& index = *access.indices[0];
   for (const auto& entry : index.terms) {
@@ -64,54 +71,8 @@ Obstacle obstacle(const ParsedKernel& kernel, const std::vector<Access>& all,
         "a condition around it is not a comparison of affine forms of the ids and the "
         "kernel's parameters"};
   }
-  if (!kernel.macro_name(access.expression->getBeginLoc()).empty() ||
-      !kernel.file_range(access.expression->getSourceRange()).isValid()) {
-    return {"it is written in a macro's body"};
-  }
-  if (!access.array_variable || !llvm::isa<clang::ParmVarDecl>(access.array_variable)) {
-    return {"its pointer is not one of the kernel's parameters"};
-  }
-  const clang::Stmt* body = access.kernel->getBody();
-  for (const clang::Stmt* statement : body->children()) {
-    if (statement == access.top_statement) break;
-    if (has_return(statement)) {
-      return {"a return before " + kernel.place(statement).str() +
-              " would keep threads from the barrier staging needs"};
-    }
-  }
-  // The pointer handed to a function may be read or written there.
-  const clang::VarDecl* array = access.array_variable;
-  std::string passed;
-  any_node(body, [&](const clang::Stmt* node) {
-    const auto* call = llvm::dyn_cast<clang::CallExpr>(node);
-    if (!call) return false;
-    for (const clang::Expr* argument : call->arguments()) {
-      any_node(argument, [&](const clang::Stmt* inner) {
-        const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(inner);
-        if (reference && reference->getDecl() == array && passed.empty()) {
-          passed = kernel.place(call).str();
-        }
-        return !passed.empty();
-      });
-    }
-    return !passed.empty();
-  });
-  if (!passed.empty()) return {access.array + " is passed to a function at " + passed};
-  for (const Access& other : all) {
-    if (&other == &access || other.array_variable != array) continue;
-    if (access.read && !access.write && other.write) {
-      return {access.array + " is written in the kernel at " +
-              kernel.place(other.expression).str() + ": a staged load would read it early"};
-    }
-    if (access.write && other.read) {
-      return {access.array + " is read in the kernel at " + kernel.place(other.expression).str() +
-              ": a staged store would write it late"};
-    }
-    if (access.write && other.write) {
-      return {access.array + " is written at " + kernel.place(other.expression).str() +
-              " too: a staged store would reorder the writes"};
-    }
-  }
+  if (Obstacle why = array_obstacle(kernel, all, access); !why.why.empty()) return why;
+  if (Obstacle why = return_before(kernel, access); !why.why.empty()) return why;
   if (access.write && access.read) {
     return {"it is read and written (`+=`, `++`): staging moves the write after a barrier"};
   }
@@ -122,29 +83,8 @@ Obstacle obstacle(const ParsedKernel& kernel, const std::vector<Access>& all,
   return {};
 }
 
-bool candidate(const Access& access) { return coalescing(access) == Coalescing::kUncoalesced; }
-
-std::string indentation(const ParsedKernel& kernel, const clang::Stmt* statement) {
-  const clang::SourceLocation begin = kernel.sources().getExpansionLoc(statement->getBeginLoc());
-  const unsigned column = kernel.sources().getExpansionColumnNumber(begin);
-  return std::string(column > 0 ? column - 1 : 0, ' ');
-}
-
-// Where the text after a statement goes: after its semicolon for an expression.
-clang::SourceLocation after(const ParsedKernel& kernel, const clang::Stmt* statement) {
-  clang::SourceLocation end = kernel.sources().getExpansionLoc(statement->getEndLoc());
-  end = clang::Lexer::getLocForEndOfToken(end, 0, kernel.sources(), kernel.language());
-  if (llvm::isa<clang::Expr>(statement) || llvm::isa<clang::ReturnStmt>(statement) ||
-      llvm::isa<clang::DoStmt>(statement)) {
-    const std::optional<clang::Token> next =
-        clang::Lexer::findNextToken(end.getLocWithOffset(-1), kernel.sources(), kernel.language());
-    if (next && next->is(clang::tok::semi)) end = next->getEndLoc();
-  }
-  return end;
-}
-
-const char* comparison_text(clang::BinaryOperatorKind op) {
-  return clang::BinaryOperator::getOpcodeStr(op).data();
+bool candidate(const ParsedKernel& kernel, const Access& access) {
+  return stage_candidate(kernel, access);
 }
 
 class StageShared : public Transformation {
@@ -160,11 +100,12 @@ class StageShared : public Transformation {
     const std::vector<Access> accesses = find_accesses(kernel);
     std::string stages, leaves;
     for (const Access& access : accesses) {
-      if (!candidate(access)) continue;
+      if (!candidate(kernel, access)) continue;
       const Obstacle why = obstacle(kernel, accesses, access);
       const SourcePlace place = kernel.place(access.expression);
       if (why.why.empty()) {
-        stages += (stages.empty() ? "" : ", ") + place.text + " (" + place.str() + ")";
+        stages += (stages.empty() ? "" : ", ") + place.text + " (" + place.str() +
+                  (access.loops.empty() ? ")" : ", a tile per strip of its loop)");
         verdict.places.insert(verdict.places.begin(), place);
       } else {
         leaves += (leaves.empty() ? "" : "; ") + place.text + ": " + place.str() + ": " + why.why;
@@ -199,10 +140,10 @@ class StageShared : public Transformation {
     const auto refuse = [&](const SourcePlace& place, const std::string& why) {
       return Rewrite{false, "", refusal(place, kKnob, why)};
     };
-    if (knobs.stage_shared != 1) {
-      return refuse(
-          {kernel.unit().file_name, 0, 0, ""},
-          "expected 0 (as written) or 1 (stage), not " + std::to_string(knobs.stage_shared));
+    if (knobs.stage_shared < 1) {
+      return refuse({kernel.unit().file_name, 0, 0, ""},
+                    "expected 0 (as written) or a strip's width of 1 or more (stage), not " +
+                        std::to_string(knobs.stage_shared));
     }
     const std::vector<Access> accesses = find_accesses(kernel);
     clang::Rewriter rewriter(kernel.sources(), kernel.language());
@@ -211,8 +152,9 @@ class StageShared : public Transformation {
     std::map<std::string, std::string> tiles;  // kernel, array, index -> tile name
     std::set<std::string> names;
     int staged = 0;
+    std::vector<const Access*> in_loops;
     for (const Access& access : accesses) {
-      if (!candidate(access)) continue;
+      if (!candidate(kernel, access)) continue;
       const Obstacle why = obstacle(kernel, accesses, access);
       if (!why.why.empty()) {
         if (first_obstacle.empty()) {
@@ -221,26 +163,16 @@ class StageShared : public Transformation {
         }
         continue;
       }
-      const std::string function = access.kernel->getNameAsString();
-      const auto block = knobs.naive_blocks.find(function);
-      if (block == knobs.naive_blocks.end() || block->second[0] == 0) {
-        return refuse(user.place(access.kernel),
-                      block == knobs.naive_blocks.end()
-                          ? "the launch of " + function + " is not known, so neither is its tile"
-                          : function +
-                                " is launched with several block shapes: its tile's "
-                                "extent is not one");
+      const std::array<uint32_t, 3>* block = nullptr;
+      if (const std::string why = naive_block(kernel, knobs, access, &block); !why.empty()) {
+        return {false, "", why};
       }
-      if (block->second[2] != 1) {
-        return refuse(user.place(access.kernel),
-                      "the block of " + function + " is three-dimensional; tiles are 2-D");
+      if (!access.loops.empty()) {
+        in_loops.push_back(&access);
+        continue;
       }
-      const uint32_t bx = block->second[0], by = block->second[1];
-      const uint64_t bytes =
-          uint64_t{bx} * by *
-          kernel.context()
-              .getTypeSizeInChars(access.array_variable->getType()->getPointeeType())
-              .getQuantity();
+      const uint32_t bx = (*block)[0], by = (*block)[1];
+      const uint64_t bytes = uint64_t{bx} * by * element_bytes(kernel, access);
       if (bytes > kStaticSharedBytes) {
         return refuse(user.place(access.expression),
                       "its tile of " + std::to_string(bx) + " x " + std::to_string(by) +
@@ -248,17 +180,11 @@ class StageShared : public Transformation {
                           " bytes of shared memory, above the 49152 a block declares statically");
       }
       const Affine& index = *access.indices[0];
-      const std::string key =
-          function + '\0' + access.array + '\0' + index.text() + '\0' + (access.write ? "w" : "r");
+      const std::string key = access.kernel->getNameAsString() + '\0' + access.array + '\0' +
+                              index.text() + '\0' + (access.write ? "w" : "r");
       std::string& tile = tiles[key];
       const bool fresh = tile.empty();
-      if (fresh) {
-        tile = "gputune_" + access.array + "_tile";
-        for (int n = 2; names.count(tile); ++n) {
-          tile = "gputune_" + access.array + "_tile" + std::to_string(n);
-        }
-        names.insert(tile);
-      }
+      if (fresh) tile = tile_name(access.array, names);
       rewriter.ReplaceText(kernel.file_range(access.expression->getSourceRange()),
                            tile + "[threadIdx.x][threadIdx.y]");
       ++staged;
@@ -272,14 +198,8 @@ class StageShared : public Transformation {
         if (name == "blockDim.z") return "1";
         return "(long long)" + name;
       };
-      std::string guard;
-      for (const Comparison& c : *access.guard) {
-        guard += (guard.empty() ? "" : " && ") + c.left.text(spelling) + " " +
-                 comparison_text(c.op) + " " + c.right.text(spelling);
-      }
-      const clang::QualType pointee = access.array_variable->getType()->getPointeeType();
-      const std::string element =
-          pointee.getUnqualifiedType().getAsString(kernel.context().getPrintingPolicy());
+      const std::string guard = guard_text(*access.guard, spelling);
+      const std::string element = element_type(kernel, access);
       const std::string indent = indentation(kernel, access.top_statement);
       const std::string in = indent + "  ";
       const std::string element_ref = access.array + "[" + index.text(spelling) + "]";
@@ -309,6 +229,13 @@ class StageShared : public Transformation {
             before, declaration + indent + cooperative + indent + "__syncthreads();\n" + indent);
       }
     }
+    if (!in_loops.empty()) {
+      if (const std::string why = stage_loops(kernel, in_loops, knobs, names, rewriter);
+          !why.empty()) {
+        return {false, "", why};
+      }
+      staged += static_cast<int>(in_loops.size());
+    }
     if (staged == 0) {
       return refuse(first_place, first_obstacle.empty()
                                      ? "every global access is coalesced, uniform or not affine"
@@ -323,9 +250,182 @@ const TransformationRegistrar kRegistrar{5, std::make_unique<StageShared>()};
 
 }  // namespace
 
+Obstacle array_obstacle(const ParsedKernel& kernel, const std::vector<Access>& all,
+                        const Access& access) {
+  if (!kernel.macro_name(access.expression->getBeginLoc()).empty() ||
+      !kernel.file_range(access.expression->getSourceRange()).isValid()) {
+    return {"it is written in a macro's body"};
+  }
+  if (!access.array_variable || !llvm::isa<clang::ParmVarDecl>(access.array_variable)) {
+    return {"its pointer is not one of the kernel's parameters"};
+  }
+  const clang::Stmt* body = access.kernel->getBody();
+  // The pointer handed to a function may be read or written there.
+  const clang::VarDecl* array = access.array_variable;
+  std::string passed;
+  any_node(body, [&](const clang::Stmt* node) {
+    const auto* call = llvm::dyn_cast<clang::CallExpr>(node);
+    if (!call) return false;
+    for (const clang::Expr* argument : call->arguments()) {
+      any_node(argument, [&](const clang::Stmt* inner) {
+        const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(inner);
+        if (reference && reference->getDecl() == array && passed.empty()) {
+          passed = kernel.place(call).str();
+        }
+        return !passed.empty();
+      });
+    }
+    return !passed.empty();
+  });
+  if (!passed.empty()) return {access.array + " is passed to a function at " + passed};
+  for (const Access& other : all) {
+    if (&other == &access || other.array_variable != array) continue;
+    if (access.read && !access.write && other.write) {
+      return {access.array + " is written in the kernel at " +
+              kernel.place(other.expression).str() + ": a staged load would read it early"};
+    }
+    if (access.write && other.read) {
+      return {access.array + " is read in the kernel at " + kernel.place(other.expression).str() +
+              ": a staged store would write it late"};
+    }
+    if (access.write && other.write) {
+      return {access.array + " is written at " + kernel.place(other.expression).str() +
+              " too: a staged store would reorder the writes"};
+    }
+  }
+  return {};
+}
+
+Obstacle return_before(const ParsedKernel& kernel, const Access& access) {
+  for (const clang::Stmt* statement : access.kernel->getBody()->children()) {
+    if (statement == access.top_statement) break;
+    if (has_return(statement)) {
+      return {"a return before " + kernel.place(statement).str() +
+              " would keep threads from the barrier staging needs"};
+    }
+  }
+  return {};
+}
+
+bool has_return(const clang::Stmt* statement) {
+  return any_node(statement, [](const clang::Stmt* n) { return llvm::isa<clang::ReturnStmt>(n); });
+}
+
+std::string indentation(const ParsedKernel& kernel, const clang::Stmt* statement) {
+  const clang::SourceLocation begin = kernel.sources().getExpansionLoc(statement->getBeginLoc());
+  const unsigned column = kernel.sources().getExpansionColumnNumber(begin);
+  return std::string(column > 0 ? column - 1 : 0, ' ');
+}
+
+clang::SourceLocation after(const ParsedKernel& kernel, const clang::Stmt* statement) {
+  clang::SourceLocation end = kernel.sources().getExpansionLoc(statement->getEndLoc());
+  end = clang::Lexer::getLocForEndOfToken(end, 0, kernel.sources(), kernel.language());
+  if (llvm::isa<clang::Expr>(statement) || llvm::isa<clang::ReturnStmt>(statement) ||
+      llvm::isa<clang::DoStmt>(statement)) {
+    const std::optional<clang::Token> next =
+        clang::Lexer::findNextToken(end.getLocWithOffset(-1), kernel.sources(), kernel.language());
+    if (next && next->is(clang::tok::semi)) end = next->getEndLoc();
+  }
+  return end;
+}
+
+std::string guard_text(const std::vector<Comparison>& guard, const Spelling& spelling) {
+  std::string text;
+  for (const Comparison& c : guard) {
+    text += (text.empty() ? "" : " && ") + c.left.text(spelling) + " " +
+            clang::BinaryOperator::getOpcodeStr(c.op).str() + " " + c.right.text(spelling);
+  }
+  return text;
+}
+
+std::string element_type(const ParsedKernel& kernel, const Access& access) {
+  const clang::QualType pointee = access.array_variable->getType()->getPointeeType();
+  return pointee.getUnqualifiedType().getAsString(kernel.context().getPrintingPolicy());
+}
+
+uint32_t element_bytes(const ParsedKernel& kernel, const Access& access) {
+  return static_cast<uint32_t>(
+      kernel.context()
+          .getTypeSizeInChars(access.array_variable->getType()->getPointeeType())
+          .getQuantity());
+}
+
+std::string tile_name(const std::string& array, std::set<std::string>& names) {
+  std::string tile = "gputune_" + array + "_tile";
+  for (int n = 2; names.count(tile); ++n) tile = "gputune_" + array + "_tile" + std::to_string(n);
+  names.insert(tile);
+  return tile;
+}
+
+std::vector<StagedTile> stage_shared_tiles(const ParsedKernel& kernel) {
+  const std::vector<Access> accesses = find_accesses(kernel);
+  std::vector<StagedTile> tiles;
+  std::set<std::string> keys;
+  std::set<std::string> names;
+  for (const Access& access : accesses) {
+    if (!stage_candidate(kernel, access) || !obstacle(kernel, accesses, access).why.empty()) {
+      continue;
+    }
+    const std::string function = access.kernel->getNameAsString();
+    const std::string key = function + '\0' + access.array + '\0' + access.indices[0]->text() +
+                            '\0' + (access.write ? "w" : "r");
+    if (!keys.insert(key).second) continue;
+    StagedTile tile = access.loops.empty() ? StagedTile{} : loop_tile(access);
+    tile.kernel = function;
+    tile.name = tile_name(access.array, names);
+    if (access.loops.empty()) {
+      tile.rows = StagedTile::Extent::kBlockX;
+      tile.columns = StagedTile::Extent::kBlockY;
+    }
+    tile.element_bytes = element_bytes(kernel, access);
+    tiles.push_back(std::move(tile));
+  }
+  return tiles;
+}
+
+uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles, const SourceKnobs& knobs) {
+  if (knobs.stage_shared == 0) return 0;
+  uint64_t bytes = 0;
+  for (const StagedTile& tile : tiles) {
+    const auto block = knobs.naive_blocks.find(tile.kernel);
+    if (block == knobs.naive_blocks.end()) continue;
+    const auto extent = [&](StagedTile::Extent e) -> uint64_t {
+      switch (e) {
+        case StagedTile::Extent::kBlockX:
+          return block->second[0];
+        case StagedTile::Extent::kBlockY:
+          return block->second[1];
+        case StagedTile::Extent::kStrip:
+          return static_cast<uint64_t>(knobs.stage_shared);
+        case StagedTile::Extent::kOne:
+          break;
+      }
+      return 1;
+    };
+    uint64_t pad = 0;
+    for (const auto& [target, elements] : knobs.pad_shared) {
+      if (target.empty() || target == tile.name) pad = static_cast<uint64_t>(elements);
+    }
+    bytes += uint64_t{tile.element_bytes} * extent(tile.rows) * (extent(tile.columns) + pad);
+  }
+  return bytes * static_cast<uint64_t>(std::max(knobs.block_merge_x, 1)) *
+         static_cast<uint64_t>(std::max(knobs.block_merge_y, 1));
+}
+
+bool stage_candidate(const ParsedKernel& kernel, const Access& access) {
+  if (!access.loops.empty()) return loop_candidate(kernel, access);
+  return coalescing(access) == Coalescing::kUncoalesced;
+}
+
 std::string stage_shared_decision(const ParsedKernel& kernel, const std::vector<Access>& all,
                                   const Access& access) {
   const Obstacle why = obstacle(kernel, all, access);
+  if (why.why.empty() && !access.loops.empty()) {
+    return "staging: stage_shared stages it strip by strip through a shared tile (the loop at " +
+           kernel.place(access.loops.front()).str() +
+           " strip-mined by stage_shared's value, each strip's tile loaded by the block, "
+           "coalesced)";
+  }
   if (why.why.empty()) {
     return std::string(
                "staging: stage_shared stages it through a shared tile (a cooperative, "

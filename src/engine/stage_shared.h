@@ -1,6 +1,12 @@
 #pragma once
-// stage_shared's rule for one access (engine-internal), for the access analysis's report.
+// stage_shared (engine-internal): the rule for one access, for the access analysis's report, and
+// what its two halves (stage_shared.cpp: accesses outside loops; stage_loop.cpp: a loop's
+// accesses, strip by strip) share.
+#include <clang/Rewrite/Core/Rewriter.h>
+
+#include <set>
 #include <string>
+#include <vector>
 
 #include "engine/access_analysis.h"
 
@@ -10,5 +16,50 @@ namespace gputune::engine {
 // stages it ..." or why it skips or refuses it. `access` is one of `all`, the kernel's accesses.
 std::string stage_shared_decision(const ParsedKernel& kernel, const std::vector<Access>& all,
                                   const Access& access);
+
+// Whether the staging rule looks at an access at all (its report says what it decided).
+bool stage_candidate(const ParsedKernel& kernel, const Access& access);
+
+// The tiles stage_shared declares in this kernel (one per staged array, index and direction).
+std::vector<StagedTile> stage_shared_tiles(const ParsedKernel& kernel);
+
+// Why stage_shared leaves an access alone ("" where it stages it); `skip`: the rule says it
+// would not pay, rather than that it cannot be done.
+struct Obstacle {
+  std::string why;
+  bool skip = false;
+};
+
+// The checks on the array every staged access passes: written in a macro's body, a pointer
+// that is not a parameter, passed to a function, written (read) elsewhere in the kernel.
+Obstacle array_obstacle(const ParsedKernel& kernel, const std::vector<Access>& all,
+                        const Access& access);
+// A return in a top-level statement before `statement`'s.
+Obstacle return_before(const ParsedKernel& kernel, const Access& access);
+
+// The same for an access in a loop (stage_loop.cpp); candidates only.
+bool loop_candidate(const ParsedKernel& kernel, const Access& access);
+Obstacle loop_obstacle(const ParsedKernel& kernel, const std::vector<Access>& all,
+                       const Access& access);
+// The tile a staged loop access reads (its extents), for stage_shared_tiles.
+StagedTile loop_tile(const Access& access);
+
+// Stages the loops of `staged` (accesses that passed loop_obstacle) strip by strip with
+// `rewriter`; `names` holds the tiles' names taken. "" or the refusal.
+std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Access*>& staged,
+                        const SourceKnobs& knobs, std::set<std::string>& names,
+                        clang::Rewriter& rewriter);
+
+// The element type's name and size of the array an access goes through.
+std::string element_type(const ParsedKernel& kernel, const Access& access);
+uint32_t element_bytes(const ParsedKernel& kernel, const Access& access);
+// A fresh tile name for an array: gputune_<array>_tile, then _tile2, ...
+std::string tile_name(const std::string& array, std::set<std::string>& names);
+// The spaces before a statement's first line; where the text after a statement goes.
+std::string indentation(const ParsedKernel& kernel, const clang::Stmt* statement);
+clang::SourceLocation after(const ParsedKernel& kernel, const clang::Stmt* statement);
+bool has_return(const clang::Stmt* statement);
+// A guard's comparisons as CUDA text, each form spelled by `spelling`.
+std::string guard_text(const std::vector<Comparison>& guard, const Spelling& spelling);
 
 }  // namespace gputune::engine

@@ -97,6 +97,7 @@ struct Problem::Impl {
     std::vector<Expression> block, grid;
     std::optional<Expression> shared_bytes;
     std::optional<Expression> when;
+    std::string function;  // the kernel's function, without template arguments
   };
   Scope scope;                 // problem values and the numeric dimensions' current values
   std::vector<double*> slots;  // per dimension; null for symbol-valued ones
@@ -119,13 +120,22 @@ struct Problem::Impl {
   // dimension that is not a positive integer is 0: variant() reports it with its location.
   std::vector<std::array<uint32_t, 3>> blocks_at(const SearchSpace& space,
                                                  const std::vector<size_t>& digits) {
+    std::vector<std::array<uint32_t, 3>> blocks;
+    for (const auto& launch : launch_blocks_at(space, digits)) blocks.push_back(launch.second);
+    return blocks;
+  }
+
+  // The same, with the index of each launch in Spec::launches.
+  std::vector<std::pair<size_t, std::array<uint32_t, 3>>> launch_blocks_at(
+      const SearchSpace& space, const std::vector<size_t>& digits) {
     std::lock_guard<std::mutex> lock(mutex);
     const auto& dimensions = space.dimensions();
     for (size_t d = 0; d < dimensions.size(); ++d) {
       if (slots[d]) *slots[d] = dimensions[d].values[digits[d]].as_number();
     }
-    std::vector<std::array<uint32_t, 3>> blocks;
-    for (const LaunchExpressions& launch : launches) {
+    std::vector<std::pair<size_t, std::array<uint32_t, 3>>> blocks;
+    for (size_t l = 0; l < launches.size(); ++l) {
+      const LaunchExpressions& launch = launches[l];
       if (launch.when && launch.when->evaluate() == 0) continue;
       std::array<uint32_t, 3> block{1, 1, 1};
       for (size_t i = 0; i < launch.block.size(); ++i) {
@@ -133,9 +143,27 @@ struct Problem::Impl {
         const bool fits = is_integral(value) && value >= 1 && value <= kMaxLaunchValue;
         block[i] = fits ? static_cast<uint32_t>(std::llround(value)) : 0;
       }
-      blocks.push_back(block);
+      blocks.emplace_back(l, block);
     }
     return blocks;
+  }
+
+  // Whether stage_shared's tiles fit the static shared memory of a block: each tile is the
+  // naive block's (the spec's launch as written) and the strip's, padded, once per sub-block.
+  bool staged_tiles_fit(const SearchSpace& space, const std::vector<size_t>& digits) {
+    const std::vector<engine::StagedTile>& tiles = engine->analysis().staged_tiles;
+    if (tiles.empty()) return true;
+    std::vector<Value> values;
+    for (size_t d = 0; d < digits.size(); ++d) {
+      values.push_back(space.dimensions()[d].values[digits[d]]);
+    }
+    engine::SourceKnobs knobs = engine->source_knobs(values, {});
+    if (knobs.stage_shared == 0) return true;
+    for (const auto& [l, block] : launch_blocks_at(space, digits)) {
+      const auto [known, fresh] = knobs.naive_blocks.emplace(launches[l].function, block);
+      if (!fresh && known->second != block) known->second = {0, 0, 0};
+    }
+    return engine::staged_shared_bytes(tiles, knobs) <= engine::kStaticSharedBytes;
   }
 
   // Whether every launch of the config has at most `limit` threads in a block once the
@@ -222,6 +250,7 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
       fail(launch.where, "block and grid need 1 to 3 dimensions each");
     }
     Impl::LaunchExpressions& out = impl_->launches.emplace_back();
+    out.function = kernel_function_name(launch.kernel_name.text);
     for (size_t i = 0; i < launch.block.size(); ++i) {
       out.block.push_back(compile(launch.block[i], scope, "block[" + std::to_string(i) + "]"));
     }
@@ -273,6 +302,14 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
     const uint64_t baseline = space_->encode(digits);
     impl_->engine->add_limits([this, baseline] { return kernel_unit(baseline); }, space_.get(),
                               digits);
+    if (!impl_->engine->analysis().staged_tiles.empty()) {
+      space_->add_limit({"exceed the " + std::to_string(engine::kStaticSharedBytes) +
+                             " bytes of static shared memory a block may declare with "
+                             "stage_shared's tiles (at the baseline's macros)",
+                         [impl = impl_.get(), space = space_.get()](const std::vector<size_t>& d) {
+                           return impl->staged_tiles_fit(*space, d);
+                         }});
+    }
   }
 
   uint64_t first_valid = space_->size();

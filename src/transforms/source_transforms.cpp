@@ -36,10 +36,10 @@ std::string reject_launch_bounds(const std::string& name, const Value& value) {
   return reject_count(name, value, 0, "0 (no __launch_bounds__) or the blocks per SM to ask for");
 }
 std::string reject_stage(const std::string& name, const Value& value) {
-  if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
+  if (value.is_integer() && value.as_number() >= 0 && value.as_number() <= 1024) return "";
   return name + " value " + value.text() +
-         " is not 0 or 1; expected 0 (as written) or 1 (stage "
-         "uncoalesced accesses through shared memory)";
+         " is not an integer from 0 to 1024; expected 0 (as written), 1 (stage uncoalesced "
+         "accesses through shared memory) or a loop's strip width (16, 32, ...)";
 }
 std::string reject_layout(const std::string& name, const Value& value) {
   if (!value.is_number() &&
@@ -122,8 +122,8 @@ std::vector<SourceTransform> built_in() {
        reject_stage,
        {{"shared_staging", D::kRaise}},
        "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
-       "and coalesced",
-       numbers({0, 1})},
+       "and coalesced; a loop's reads a tile per strip of N iterations",
+       numbers({0, 1, 16, 32})},
   };
 }
 

@@ -52,13 +52,15 @@ TEST(EngineCli, TransformsListsTheSpecsKnobsThenTheOnesItCouldAdd) {
   EXPECT_TRUE((*bounds)["values"][1]["legal"]);
   ASSERT_FALSE((*bounds)["places"].empty());
   EXPECT_EQ((*bounds)["places"][0]["line"], 3);  // the kernel's declaration
-  // A matrix multiply has no 2-D shared array to pad: refused, with the engine's reason.
+  // A matrix multiply has no 2-D shared array of its own to pad; it pads the tiles
+  // stage_shared gives its loop.
   const nlohmann::json* pad = find_named(transforms, "pad_shared");
-  EXPECT_FALSE((*pad)["applies"]);
-  EXPECT_NE((*pad)["reason"], "");
-  EXPECT_FALSE((*pad)["values"][1]["legal"]);
-  EXPECT_NE((*pad)["values"][1]["why"].get<std::string>().find("refuses"), std::string::npos)
+  EXPECT_TRUE((*pad)["applies"]);
+  EXPECT_EQ((*pad)["reason"].get<std::string>().rfind("pads the tiles of stage_shared", 0), 0u)
       << pad->dump();
+  const nlohmann::json* stage = find_named(transforms, "stage_shared");
+  ASSERT_NE(stage, nullptr);
+  EXPECT_TRUE((*stage)["applies"]) << stage->dump();
 }
 
 TEST(EngineCli, TransformsTextSaysWhatEachDoesAndWhere) {

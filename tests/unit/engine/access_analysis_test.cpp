@@ -193,14 +193,32 @@ TEST(AccessAnalysis, MergeDecisionsOfTheMatrixMultiply) {
   EXPECT_EQ(facts[2].decisions.size(), 1u);
 }
 
-TEST(AccessAnalysis, MatvecRowsAreUncoalescedAndStagingIsRefusedWithAReason) {
+TEST(AccessAnalysis, MatvecRowsAreUncoalescedAndStagedStripByStrip) {
   const std::vector<AccessFact> facts =
       facts_of(test::engine_fixture("../../../bench/engine/matvec.cu").text);
   ASSERT_EQ(facts.size(), 3u);
   ASSERT_EQ(facts[0].decisions.size(), 2u);
   EXPECT_EQ(facts[0].decisions[1],
-            "staging: stage_shared refuses it: it is in a loop: staging a loop's accesses (a "
-            "tile per strip of iterations) is not implemented");
+            "staging: stage_shared stages it strip by strip through a shared tile (the loop at "
+            "k.cu:6:5 strip-mined by stage_shared's value, each strip's tile loaded by the "
+            "block, coalesced)");
+  // x[j]: every thread of the warp reads the same word; the rule does not look at it.
+  EXPECT_EQ(facts[1].array, "x");
+  EXPECT_EQ(facts[1].coalescing, "uniform");
+  for (const std::string& decision : facts[1].decisions) {
+    EXPECT_EQ(decision.rfind("staging:", 0), std::string::npos) << decision;
+  }
+}
+
+TEST(AccessAnalysis, TheMatrixMultiplysReusedReadsAreStagedStripByStrip) {
+  const std::vector<AccessFact> facts =
+      facts_of(test::engine_fixture("../../../bench/engine/matmul.cu").text);
+  ASSERT_EQ(facts.size(), 3u);
+  for (int i : {0, 1}) {
+    ASSERT_GE(facts[i].decisions.size(), 2u) << facts[i].array;
+    EXPECT_EQ(facts[i].decisions[1].rfind("staging: stage_shared stages it strip by strip", 0), 0u)
+        << facts[i].decisions[1];
+  }
 }
 
 }  // namespace

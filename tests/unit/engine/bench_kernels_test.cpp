@@ -55,11 +55,11 @@ TEST_P(BenchKernels, ParseAndEveryUnrollAndPaddingCompiles) {
 
 INSTANTIATE_TEST_SUITE_P(
     Naive, BenchKernels,
-    testing::Values(BenchKernel{"matmul.cu", "matmul", true, false},
+    testing::Values(BenchKernel{"matmul.cu", "matmul", true, false, true},
                     BenchKernel{"nbody.cu", "nbody", true, false},
                     BenchKernel{"transpose.cu", "transpose", false, false, true},
                     BenchKernel{"tiled_transpose.cu", "tiled_transpose", false, true},
-                    BenchKernel{"matvec.cu", "matvec", true, false},
+                    BenchKernel{"matvec.cu", "matvec", true, false, true},
                     BenchKernel{"conv2d.cu", "conv2d", true, false},
                     BenchKernel{"stencil.cu", "stencil5", false, false}),
     [](const testing::TestParamInfo<BenchKernel>& info) { return info.param.kernel; });

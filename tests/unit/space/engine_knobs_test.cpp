@@ -81,6 +81,19 @@ TEST(EngineKnobs, ThreadMergeMustDivideTheBlockAndMergedBlocksMustFit) {
       index_of(problem, R"({"BLOCK":96,"thread_merge_x":64,"block_merge_x":1})")));
 }
 
+TEST(EngineKnobs, StagedTilesAboveTheStaticSharedMemoryAreOutOfTheSpace) {
+  const Problem problem(load_spec(test::source_dir() + "/bench/engine/transpose.yaml"));
+  // The naive block 128 x 64 (thread_merge_x 4, thread_merge_y 8): a tile of 32 KiB, twice
+  // with block_merge_x 2, padded or not, in either layout.
+  EXPECT_EQ(pruned_for(problem, "exceed the 49152 bytes of static shared memory"), 4u);
+  const char* too_big =
+      R"({"stage_shared":1,"pad_shared":1,"thread_merge_x":4,"thread_merge_y":8,"block_merge_x":2})";
+  EXPECT_FALSE(problem.space().valid(index_of(problem, too_big)));
+  const char* fits =
+      R"({"stage_shared":1,"pad_shared":1,"thread_merge_x":4,"thread_merge_y":8,"block_merge_x":1})";
+  EXPECT_TRUE(problem.space().valid(index_of(problem, fits)));
+}
+
 TEST(EngineKnobs, LayoutsWithoutAThreadMergeAreTheSameCode) {
   const Problem problem(load_spec(fixture("vector_add_int.yaml")));
   // merge_layout consecutive with thread_merge_x 1: 2 block merges x 2 launch bounds.

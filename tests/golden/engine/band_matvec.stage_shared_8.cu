@@ -1,0 +1,30 @@
+// y[row] = the sum over lo <= j <= hi of A[row][j] * x[j]: one thread per row, the row's band
+// read down the loop (uncoalesced across a warp); stage_shared stages it strip by strip.
+__global__ void band_matvec(float* y, const float* A, const float* x, int m, int n, int lo,
+                            int hi) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float gputune_A_tile[64][8];
+  {  // stage_shared: every thread runs the strips' barriers; gputune_guard keeps the condition
+    const bool gputune_guard = row < m;
+    float dot = 0.0f;
+    if (gputune_guard) { y[row] = 0.0f; }
+    for (int gputune_s = 0; gputune_s + (long long)lo <= (long long)hi; gputune_s += 8) {
+      {  // stage_shared: the block loads the strip's 64 x 8 words of A, neighbouring threads on neighbouring words
+        for (int gputune_w = threadIdx.y * 64 + threadIdx.x; gputune_w < 512; gputune_w += 64) {
+          const long long gputune_i = gputune_w / 8;
+          const long long gputune_c = gputune_w % 8;
+          if (gputune_i + 64*(long long)blockIdx.x < (long long)m && (gputune_s + gputune_c) + (long long)lo <= (long long)hi)
+            gputune_A_tile[gputune_i][gputune_c] = A[(long long)n*gputune_i + 64*(long long)n*(long long)blockIdx.x + (gputune_s + gputune_c) + (long long)lo];
+        }
+      }
+      __syncthreads();
+      for (int j = (lo) + gputune_s; (j <= hi) && j - (lo) < gputune_s + 8; ++j) if (gputune_guard) {
+      dot += gputune_A_tile[threadIdx.x][j - (lo) - gputune_s] * x[j];
+    }
+      __syncthreads();
+    }
+    if (gputune_guard) {  // the statements after the loop
+    y[row] += dot;
+    }
+  }
+}

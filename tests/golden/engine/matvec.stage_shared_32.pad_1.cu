@@ -1,0 +1,27 @@
+// y = A x for a row-major m x n matrix A: one thread per row, each walking its own row.
+__global__ void matvec(float* y, const float* A, const float* x, int m, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float gputune_A_tile[128][32 + 1];
+  {  // stage_shared: every thread runs the strips' barriers; gputune_guard keeps the condition
+    const bool gputune_guard = row < m;
+    float dot = 0.0f;
+    for (int gputune_s = 0; gputune_s < (long long)n; gputune_s += 32) {
+      {  // stage_shared: the block loads the strip's 128 x 32 words of A, neighbouring threads on neighbouring words
+        for (int gputune_w = threadIdx.y * 128 + threadIdx.x; gputune_w < 4096; gputune_w += 128) {
+          const long long gputune_i = gputune_w / 32;
+          const long long gputune_c = gputune_w % 32;
+          if (gputune_i + 128*(long long)blockIdx.x < (long long)m && (gputune_s + gputune_c) < (long long)n)
+            gputune_A_tile[gputune_i][gputune_c] = A[(long long)n*gputune_i + 128*(long long)n*(long long)blockIdx.x + (gputune_s + gputune_c)];
+        }
+      }
+      __syncthreads();
+      for (int j = gputune_s; (j < n) && j < gputune_s + 32; ++j) if (gputune_guard) {
+      dot += gputune_A_tile[threadIdx.x][j - gputune_s] * x[j];
+    }
+      __syncthreads();
+    }
+    if (gputune_guard) {  // the statements after the loop
+    y[row] = dot;
+    }
+  }
+}
