@@ -10,6 +10,7 @@
 
 #include "process/gpu_list.h"
 #include "support/run_gputune.h"
+#include "support/text.h"
 
 namespace gputune {
 namespace {
@@ -19,9 +20,7 @@ namespace fs = std::filesystem;
 using testing::CommandResult;
 using testing::run_gputune;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 class ArgumentUseGpu : public ::testing::Test {
  protected:

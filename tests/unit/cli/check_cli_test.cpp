@@ -9,6 +9,7 @@
 
 #include "support/add_t1.h"
 #include "support/run_gputune.h"
+#include "support/text.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -19,9 +20,7 @@ namespace fs = std::filesystem;
 using testing::CommandResult;
 using testing::run_gputune;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // A T1 file of our own: a kernel that adds one, its output checked as the file says.
 class CheckCli : public ::testing::Test {

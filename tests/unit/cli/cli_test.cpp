@@ -16,6 +16,7 @@
 #include "spec/spec_loader.h"
 #include "support/run_gputune.h"
 #include "support/synthetic_recording.h"
+#include "support/text.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -32,9 +33,7 @@ uint64_t transpose_variants() {
       .count_valid();
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(Cli, HelpAndUsageErrors) {
   CommandResult help = run_gputune("--help");

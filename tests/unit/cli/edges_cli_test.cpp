@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/run_gputune.h"
+#include "support/text.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -19,9 +20,7 @@ namespace fs = std::filesystem;
 using testing::CommandResult;
 using testing::run_gputune;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(CliEdges, AMistypedCommandGetsASuggestion) {
   const CommandResult r = run_gputune("serach transpose");

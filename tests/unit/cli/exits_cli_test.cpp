@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "support/run_gputune.h"
+#include "support/text.h"
 #include "test_paths.h"
 
 namespace gputune {
@@ -25,9 +26,7 @@ namespace fs = std::filesystem;
 using testing::CommandResult;
 using testing::run_gputune;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);

@@ -10,6 +10,7 @@
 
 #include "support/add_t1.h"
 #include "support/run_gputune.h"
+#include "support/text.h"
 
 namespace gputune {
 namespace {
@@ -19,9 +20,7 @@ namespace fs = std::filesystem;
 using testing::CommandResult;
 using testing::run_gputune;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 class SignatureCli : public ::testing::Test {
  protected:

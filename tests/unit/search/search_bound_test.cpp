@@ -1,4 +1,5 @@
 #include "search/search_bound.h"
+#include "support/text.h"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +22,7 @@ SearchRecord record(int64_t gpus, int64_t jobs, double gpu_busy_s, double worker
   return r;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // 32 compilers always busy, one GPU a third busy: compiles bound it, a second GPU would idle.
 TEST(SearchBound, CompilersSaturatedAndTheGpuWaitingIsCompileBound) {

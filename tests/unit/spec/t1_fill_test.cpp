@@ -15,15 +15,14 @@
 #include "run/host_buffers.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
+#include "support/text.h"
 
 namespace gputune {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // A folder with a kernel `scale(out, x, n)` and T1 files whose `x` (and reference) vary.
 class T1Fill : public ::testing::Test {

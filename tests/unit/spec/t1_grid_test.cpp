@@ -11,15 +11,14 @@
 #include "gputune/error.h"
 #include "spec/spec_loader.h"
 #include "spec/t1_grid.h"
+#include "support/text.h"
 
 namespace gputune {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 class T1Grid : public ::testing::Test {
  protected:
