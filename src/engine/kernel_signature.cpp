@@ -2,40 +2,15 @@
 #include <clang/AST/Attr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Type.h>
-#include <clang/Basic/Diagnostic.h>
 #include <clang/Frontend/ASTUnit.h>
-#include <clang/Tooling/Tooling.h>
-#include <llvm/ADT/SmallString.h>
 
 #include <memory>
 
-#include "engine/cuda_prelude.h"
+#include "engine/parsed_kernel.h"
 #include "engine/signatures.h"
 
 namespace gputune::engine {
 namespace {
-
-// The first error, "file:line:column: error: message".
-class FirstError : public clang::DiagnosticConsumer {
- public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& diagnostic) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, diagnostic);
-    if (level < clang::DiagnosticsEngine::Error || !text.empty()) return;
-    llvm::SmallString<256> message;
-    diagnostic.FormatDiagnostic(message);
-    if (diagnostic.hasSourceManager() && diagnostic.getLocation().isValid()) {
-      const clang::PresumedLoc presumed =
-          diagnostic.getSourceManager().getPresumedLoc(diagnostic.getLocation());
-      if (presumed.isValid()) {
-        text = std::string(presumed.getFilename()) + ":" + std::to_string(presumed.getLine()) +
-               ":" + std::to_string(presumed.getColumn()) + ": ";
-      }
-    }
-    text += "error: " + std::string(message.str());
-  }
-  std::string text;
-};
 
 // Every __global__ function defined in the main file whose declaration is valid: an error in a
 // body (an intrinsic the prelude lacks) leaves the parameters as declared.
@@ -98,36 +73,11 @@ ParameterFact fact_of(const clang::ParmVarDecl& parameter, const clang::ASTConte
 }  // namespace
 
 Signatures kernel_signatures(const KernelUnit& unit) {
-  // As ParsedKernel parses (engine/parsed_kernel.cpp), but keeping the AST of a file with
-  // errors: only the kernels' declarations matter here.
-  std::vector<std::string> args = {"-x",
-                                   "cuda",
-                                   "--cuda-device-only",
-                                   "-nocudainc",
-                                   "-nocudalib",
-                                   "--no-cuda-version-check",
-                                   "--cuda-gpu-arch=sm_90",
-                                   "-nostdinc",
-                                   "-std=c++17",
-                                   "-fsyntax-only",
-                                   "-w",
-                                   "-ferror-limit=20",
-                                   "-include",
-                                   cuda_prelude_name()};
-  for (const std::string& dir : unit.include_dirs) args.push_back("-I" + dir);
-  for (const auto& [name, value] : unit.defines) args.push_back("-D" + name + "=" + value);
-  FirstError errors;
-  const std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
-      unit.text, args, unit.file_name, "gputune-engine",
-      std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(),
-      {{cuda_prelude_name(), cuda_prelude()}}, &errors);
   Signatures out;
-  out.diagnostics = errors.text;
-  if (!ast) {
-    if (out.diagnostics.empty()) out.diagnostics = unit.file_name + ": Clang could not parse it";
-    return out;
-  }
+  // Only the kernels' declarations matter here: the AST of a file with errors is read too.
+  const std::unique_ptr<clang::ASTUnit> ast = parse_unit(unit, &out.diagnostics);
+  out.diagnostics = out.diagnostics.substr(0, out.diagnostics.find('\n'));  // the first error
+  if (!ast) return out;
   out.parsed = !ast->getDiagnostics().hasErrorOccurred();
   const clang::ASTContext& context = ast->getASTContext();
   const clang::SourceManager& sources = ast->getSourceManager();

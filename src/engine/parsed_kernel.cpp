@@ -75,21 +75,23 @@ std::string first_line(std::string text) {
 
 }  // namespace
 
-std::unique_ptr<ParsedKernel> ParsedKernel::parse(const KernelUnit& unit) {
-  std::unique_ptr<ParsedKernel> kernel(new ParsedKernel());
-  kernel->unit_ = unit;
+std::unique_ptr<clang::ASTUnit> parse_unit(const KernelUnit& unit, std::string* diagnostics) {
   ErrorCollector errors;
   const clang::tooling::FileContentMappings prelude = {{cuda_prelude_name(), cuda_prelude()}};
-  kernel->ast_ = clang::tooling::buildASTFromCodeWithArgs(
+  std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
       unit.text, arguments(unit), unit.file_name, "gputune-engine",
       std::make_shared<clang::PCHContainerOperations>(),
       clang::tooling::getClangStripDependencyFileAdjuster(), prelude, &errors);
-  if (!kernel->ast_) {
-    kernel->diagnostics_ = errors.text.empty() ? unit.file_name + ": Clang could not parse it"
-                                               : errors.text;
-    return kernel;
-  }
-  kernel->diagnostics_ = errors.text;
+  *diagnostics =
+      !ast && errors.text.empty() ? unit.file_name + ": Clang could not parse it" : errors.text;
+  return ast;
+}
+
+std::unique_ptr<ParsedKernel> ParsedKernel::parse(const KernelUnit& unit) {
+  std::unique_ptr<ParsedKernel> kernel(new ParsedKernel());
+  kernel->unit_ = unit;
+  kernel->ast_ = parse_unit(unit, &kernel->diagnostics_);
+  if (!kernel->ast_) return kernel;
   kernel->ok_ = !kernel->ast_->getDiagnostics().hasErrorOccurred();
   if (!kernel->ok_) return kernel;
   KernelFinder finder(*kernel);

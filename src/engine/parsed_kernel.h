@@ -15,6 +15,11 @@
 
 namespace gputune::engine {
 
+// The unit parsed as CUDA device code (the prelude, the unit's macros and include folders), the
+// AST kept where the file has errors; null where Clang built none. Clang's errors go to
+// *diagnostics, "file:line:column: error: message", one per line.
+std::unique_ptr<clang::ASTUnit> parse_unit(const KernelUnit& unit, std::string* diagnostics);
+
 // The CUDA built-in variables, which the prelude declares (cuda_prelude.h).
 enum class Builtin { kThreadIdx, kBlockIdx, kBlockDim, kGridDim };
 

@@ -2,7 +2,6 @@
 // store_results output become a workload of the spec's kernel, which later searches of that
 // kernel learn from (search/prior.h) like any other workload. The file is read and checked by
 // session/kernel_tuner_results.cpp.
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,22 +27,6 @@ bool stored_as(const Measurement& a, const Measurement& b) {
 }
 
 }  // namespace
-
-std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text) {
-  const size_t dot = text.find('.');
-  char* end = nullptr;
-  const long major = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || major <= 0 || major > 99) return std::nullopt;
-  long minor = 0;
-  if (dot != std::string::npos) {
-    if (end != text.c_str() + dot) return std::nullopt;
-    const char* minor_text = text.c_str() + dot + 1;
-    minor = std::strtol(minor_text, &end, 10);
-    if (end == minor_text || minor < 0 || minor > 9) return std::nullopt;
-  }
-  if (*end != '\0') return std::nullopt;
-  return std::make_pair(static_cast<int>(major), static_cast<int>(minor));
-}
 
 PriorImport import_kernel_tuner(const std::string& file, const Spec& spec, const std::string& db,
                                 const ImportedGpu& gpu) {

@@ -182,6 +182,22 @@ void read_gpu(const json& document, const std::string& file, KernelTunerResults*
 
 }  // namespace
 
+std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text) {
+  const size_t dot = text.find('.');
+  char* end = nullptr;
+  const long major = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || major <= 0 || major > 99) return std::nullopt;
+  long minor = 0;
+  if (dot != std::string::npos) {
+    if (end != text.c_str() + dot) return std::nullopt;
+    const char* minor_text = text.c_str() + dot + 1;
+    minor = std::strtol(minor_text, &end, 10);
+    if (end == minor_text || minor < 0 || minor > 9) return std::nullopt;
+  }
+  if (*end != '\0') return std::nullopt;
+  return std::make_pair(static_cast<int>(major), static_cast<int>(minor));
+}
+
 KernelTunerResults read_kernel_tuner(const std::string& text, const std::string& file,
                                      const Problem& problem) {
   json document;
