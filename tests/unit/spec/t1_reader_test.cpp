@@ -176,9 +176,8 @@ TEST(T1Reader, UnmappableFeaturesAreRefusedWithWhereAndWhatInstead) {
                                              "\"Type\": \"half\""));
   EXPECT_NE(half.find("type 'half'"), std::string::npos) << half;
   const std::string fill =
-      error_of(replaced(text, "\"FillType\": \"Constant\"", "\"FillType\": \"BinaryHDF\""));
-  EXPECT_NE(fill.find("FillType BinaryHDF is not supported yet; expected BinaryRaw"),
-            std::string::npos)
+      error_of(replaced(text, "\"FillType\": \"Constant\"", "\"FillType\": \"Script\""));
+  EXPECT_NE(fill.find("FillType Script is refused: gputune never runs code"), std::string::npos)
       << fill;
   const std::string budget =
       error_of(replaced(text, "\"ConfigurationCount\"", "\"ConfigurationFraction\""));
