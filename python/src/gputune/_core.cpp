@@ -357,24 +357,19 @@ py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& ov
 // --db) becomes its keyword: a flag "name=True", an option with a value "name=" before
 // its value. The other commands' options that Python takes as keywords (release(), select())
 // become theirs too, "name=" only before what reads as a value (a number, a quoted or
-// capitalised word, sm_90) and the bare name before prose ("--embed and --no-code"); "--set"
-// goes, since select() takes problem values as keywords. A message's own "(x=... in Python)"
-// aside then says nothing new and goes.
+// capitalised word, sm_90) and the bare name before prose ("--embed and --no-code"). A message's
+// own "(x=... in Python)" aside then says nothing new and goes.
 std::string in_python_spelling(const std::string& message) {
-  enum class Kind { kSearch, kFlag, kValue, kDropped };
+  enum class Kind { kSearch, kFlag, kValue };
   struct Spelling {
     std::string name, keyword;
     Kind kind;
   };
-  std::vector<Spelling> spellings = {{"db", "db=", Kind::kSearch},
-                                     {"cc", "cc", Kind::kValue},
-                                     {"sm-count", "sm_count", Kind::kValue},
-                                     {"device-name", "device_name", Kind::kValue},
-                                     {"embed", "embed", Kind::kValue},
-                                     {"top", "top", Kind::kValue},
-                                     {"spec", "spec", Kind::kValue},
-                                     {"no-code", "no_code=True", Kind::kFlag},
-                                     {"set", "", Kind::kDropped}};
+  std::vector<Spelling> spellings = {
+      {"db", "db=", Kind::kSearch},           {"cc", "cc", Kind::kValue},
+      {"sm-count", "sm_count", Kind::kValue}, {"device-name", "device_name", Kind::kValue},
+      {"embed", "embed", Kind::kValue},       {"top", "top", Kind::kValue},
+      {"spec", "spec", Kind::kValue},         {"no-code", "no_code=True", Kind::kFlag}};
   for (const SearchOption& option : search_options()) {
     std::string keyword = option.name;
     std::replace(keyword.begin(), keyword.end(), '-', '_');
@@ -414,10 +409,8 @@ std::string in_python_spelling(const std::string& message) {
         } else if (kind == Kind::kValue && value_follows(at)) {
           out += keyword + "=";
           ++at;
-        } else if (kind == Kind::kValue) {
+        } else {
           out += keyword;
-        } else if (at < message.size() && message[at] == ' ') {
-          ++at;  // "--set n=4096" is "n=4096"
         }
         break;
       }
