@@ -43,6 +43,10 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   // One thread does the work of N threads along x / y: the launch's block shrinks by N.
   int thread_merge_x = 1, thread_merge_y = 1;
   MergeLayout merge_layout = MergeLayout::kStrided;
+  // S neighbouring threads along x do the work of one (1, 2, 4, ... 32): each counted loop that
+  // accumulates into locals is split across them and the partial sums combined by shuffles; the
+  // spec grows the launch's block S times.
+  int thread_split_x = 1;
   // One block does the work of N neighbouring blocks along x / y: the grid shrinks by N and
   // the kernel receives the original grid's extent as a trailing parameter.
   int block_merge_x = 1, block_merge_y = 1;

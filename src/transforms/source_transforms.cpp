@@ -49,6 +49,16 @@ std::string reject_layout(const std::string& name, const Value& value) {
   return name + " value " + value.text() + " is not a layout; expected strided or consecutive";
 }
 
+std::string reject_split(const std::string& name, const Value& value) {
+  if (value.is_integer() && value.as_number() >= 1 && value.as_number() <= 32 &&
+      32 % static_cast<int64_t>(value.as_number()) == 0) {
+    return "";
+  }
+  return name + " value " + value.text() +
+         " does not divide a warp; expected 1 (no split), 2, 4, 8, 16 or 32 threads per "
+         "thread's work";
+}
+
 std::vector<Value> numbers(std::initializer_list<int64_t> values) {
   std::vector<Value> out;
   for (int64_t v : values) out.emplace_back(v);
@@ -124,6 +134,14 @@ std::vector<SourceTransform> built_in() {
        "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
        "and coalesced; a loop's reads a tile per strip of N iterations",
        numbers({0, 1, 16, 32})},
+      {"thread_split_x",
+       T::kNone,
+       Value(int64_t{1}),
+       reject_split,
+       {{"thread_parallelism", D::kRaise}},
+       "N threads along x do the work of one: each counted loop that accumulates into locals is "
+       "split across them and the sums combined by warp shuffles; the block grows N times",
+       numbers({1, 4, 8, 32})},
   };
 }
 
