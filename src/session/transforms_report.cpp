@@ -75,7 +75,9 @@ TransformInfo transform_info(const Problem& problem, size_t d, bool listed) {
     info.engine = true;
     info.summary = source->summary;
     for (const SourceRemedy& remedy : source->remedies) {
-      info.remedies.push_back(remedy.remedy + direction_text(remedy.direction));
+      info.remedies.push_back(remedy.remedy + (remedy.value.empty()
+                                                   ? direction_text(remedy.direction)
+                                                   : " (" + remedy.value + ")"));
     }
     const engine::Analysis analysis = problem.engine_analysis({dimension.name});
     if (!analysis.parsed) {

@@ -70,21 +70,32 @@ std::vector<SourceTransform> built_in() {
        T::kNone,
        Value(int64_t{1}),
        reject_merge,
-       {{"instruction_parallelism", D::kRaise}, {"register_tiling", D::kRaise}},
+       {{"instruction_parallelism", D::kRaise},
+        {"register_tiling", D::kRaise},
+        // Merged threads share their address arithmetic: fewer instructions per output.
+        {"cheaper_instructions", D::kRaise},
+        // Each merged output holds registers: smaller merges for occupancy.
+        {"register_cap", D::kLower}},
        "one thread does the work of N threads along x; the block shrinks N times along x",
        numbers({1, 2, 4, 8})},
       {"thread_merge_y",
        T::kNone,
        Value(int64_t{1}),
        reject_merge,
-       {{"instruction_parallelism", D::kRaise}, {"register_tiling", D::kRaise}},
+       {{"instruction_parallelism", D::kRaise},
+        {"register_tiling", D::kRaise},
+        // Merged threads share their address arithmetic: fewer instructions per output.
+        {"cheaper_instructions", D::kRaise},
+        // Each merged output holds registers: smaller merges for occupancy.
+        {"register_cap", D::kLower}},
        "one thread does the work of N threads along y; the block shrinks N times along y",
        numbers({1, 2, 4, 8})},
       {"merge_layout",
        T::kNone,
        Value(std::string("strided")),
        reject_layout,
-       {},
+       // Consecutive outputs put a merged thread's shared accesses N words apart: conflicts.
+       {{"padding", D::kEither, "strided"}},
        "where a merged thread's N outputs lie: a block apart (strided) or side by side "
        "(consecutive)",
        {Value(std::string("strided")), Value(std::string("consecutive"))}},
