@@ -327,8 +327,8 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   } else if (result.baseline.status != Status::kOk) {
     const std::string& why = result.baseline.message;
     baseline_warnings.push_back(
-        "the baseline (" + result.baseline.config + ") is " +
-        status_name(result.baseline.status) + ": " + why.substr(0, why.find('\n')) +
+        "the baseline (" + result.baseline.config + ") is " + status_name(result.baseline.status) +
+        ": " + why.substr(0, why.find('\n')) +
         "; it is stored as such, and the search went on with every variant checked against the "
         "expected outputs, not against the baseline");
   }
@@ -341,6 +341,12 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
     report->pruned.push_back({prune_reason(result.pruning), result.pruning.pruned.size()});
   }
   report->prior_pruning = result.pruning;
+  if (result.rule_pick) {
+    report->rule_pick_config = problem.space().json(result.rule_pick->config_index);
+    for (const RuleChoice& choice : result.rule_pick->choices) {
+      report->rule_pick.emplace_back(choice.knob, choice.value.text() + ": " + choice.rule);
+    }
+  }
   report->outputs_checked = problem.spec().check_outputs;
   report->check_override = problem.spec().check_override;
   report->rtol = problem.spec().rtol;
