@@ -41,6 +41,10 @@ std::string reject_stage(const std::string& name, const Value& value) {
          " is not an integer from 0 to 1024; expected 0 (as written), 1 (stage uncoalesced "
          "accesses through shared memory) or a loop's strip width (16, 32, ...)";
 }
+std::string reject_switch(const std::string& name, const Value& value) {
+  if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
+  return name + " value " + value.text() + " is not 0 or 1; expected 0 (as written) or 1";
+}
 std::string reject_layout(const std::string& name, const Value& value) {
   if (!value.is_number() &&
       (value.as_symbol() == "strided" || value.as_symbol() == "consecutive")) {
@@ -135,6 +139,14 @@ std::vector<SourceTransform> built_in() {
        "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
        "and coalesced; a loop's reads a tile per strip of N iterations",
        numbers({0, 1, 16, 32})},
+      {"partition_offset",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_switch,
+       {{"block_order", D::kEither}},
+       "in a 1-D grid, each block starts the loops whose accesses camp on one memory partition "
+       "at an offset of its own",
+       numbers({0, 1})},
   };
 }
 
