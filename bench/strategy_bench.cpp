@@ -185,21 +185,21 @@ int run_bench(const Options& options) {
       }
     }
     const std::vector<PriorData> priors = priors_for(recordings, r);
+    report << "\n### " << fs::path(paths[r]).filename().string() << " ("
+           << problem.space().count_valid() << " valid variants, best " << fixed(best, 4) << " ms"
+           << (recording.info.origin == "synthetic" ? ", synthetic" : "") << ")\n\n";
     const std::optional<RulePick> pick = rule_pick(problem);
     if (pick) {
       const auto found =
           std::find_if(recording.measurements.begin(), recording.measurements.end(),
                        [&](const Measurement& m) { return m.config_index == pick->config_index; });
-      report << "\nThe rules' pick: " << config_text(problem.space().json(pick->config_index));
+      report << "The rules' pick: " << config_text(problem.space().json(pick->config_index));
       if (found != recording.measurements.end() && found->status == Status::kOk) {
         report << ", " << fixed(found->median_ms(), 4) << " ms ("
                << fixed(best / found->median_ms(), 3) << " of the best)";
       }
-      report << ".\n";
+      report << ".\n\n";
     }
-    report << "\n### " << fs::path(paths[r]).filename().string() << " ("
-           << problem.space().count_valid() << " valid variants, best " << fixed(best, 4) << " ms"
-           << (recording.info.origin == "synthetic" ? ", synthetic" : "") << ")\n\n";
     report << "| strategy | prior | evals to 95% | evals to 99% | @25 | @50 | @100 | "
               "ms per model step |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& name : options.strategies) {

@@ -85,7 +85,7 @@ class RulesStrategy : public Strategy {
 };
 
 const StrategyRegistrar kRegistrar{
-    {"rules", 55, [](uint64_t seed) { return std::make_unique<RulesStrategy>(seed); }}};
+    {"rules", 60, [](uint64_t seed) { return std::make_unique<RulesStrategy>(seed); }}};
 
 }  // namespace
 }  // namespace gputune
