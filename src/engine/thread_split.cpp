@@ -487,7 +487,13 @@ Outcome split(const ParsedKernel& kernel, const SourceKnobs& knobs) {
           }
         }
         if (!reduction.in_compound) after += " }";
-        rewriter.InsertTextBefore(at(span.begin), before);
+        // Before a #pragma (unroll's) the text goes on the lines above it.
+        unsigned first = span.begin;
+        if (llvm::isa<clang::AttributedStmt>(reduction.outer)) {
+          const size_t line = kernel.unit().text.rfind('\n', span.begin == 0 ? 0 : span.begin - 1);
+          first = static_cast<unsigned>((line == std::string::npos ? 0 : line + 1) + indent.size());
+        }
+        rewriter.InsertTextBefore(at(first), before);
         rewriter.InsertTextAfter(at(span.end), after);
         // The lane's first iteration and the stride of S iterations.
         const clang::Expr* start = reduction.iterator->getInit();
@@ -567,8 +573,9 @@ class ThreadSplit : public Transformation {
   }
 };
 
-// After the merges (30), before unroll (40), which then finds the split loops as loops.
-const TransformationRegistrar kRegistrar{35, std::make_unique<ThreadSplit>()};
+// After the merges (30) and unroll (40): unroll finds its loops by their headers, which the
+// split rewrites; the split keeps a loop's #pragma on it. Before launch_bounds (50).
+const TransformationRegistrar kRegistrar{45, std::make_unique<ThreadSplit>()};
 
 }  // namespace
 }  // namespace gputune::engine

@@ -6,6 +6,7 @@ __global__ void matvec(float* y, const float* A, const float* x, int m, int n) {
   if (row < m) {
     float dot = 0.0f;
     if (gputune_lane != 0) dot = 0;
+    #pragma unroll 4
     for (int j = gputune_lane; j < n; j += 8) {
       dot += A[(size_t)row * n + j] * x[j];
     }

@@ -57,6 +57,21 @@ __global__ void residual(float* r, const float* A, const float* b, const float* 
                               split(4), "residual.split_x4.cu", {"residual"});
 }
 
+// bench/engine/matvec.yaml's split variants: every split with every unroll it lists.
+TEST(ThreadSplit, EverySplitOfTheBenchMatrixVectorProductCompiles) {
+  for (int lanes : {4, 8, 16, 32}) {
+    for (int unroll : {0, 4, 8, 16}) {
+      SourceKnobs knobs = split(lanes);
+      knobs.unroll = {{"", unroll}};
+      const Rewrite rewrite = source_engine().rewrite(bench_matvec(), knobs);
+      ASSERT_TRUE(rewrite.ok) << rewrite.message;
+      EXPECT_EQ(test::nvrtc_errors(bench_matvec(), rewrite.source, {"matvec"}), "")
+          << "split " << lanes << ", unroll " << unroll << ":\n"
+          << rewrite.source;
+    }
+  }
+}
+
 // The refusal of thread_split_x=4, and the verdict that must say the same.
 std::string refusal_of(const std::string& text) {
   const KernelUnit unit = test::engine_unit("kernel.cu", text);
