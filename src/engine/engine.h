@@ -120,8 +120,9 @@ struct StagedTile {
 };
 
 // The static shared memory a variant's staged tiles take: each tile at the naive block of its
-// kernel (`knobs.naive_blocks`) and `knobs.stage_shared`, padded by pad_shared, once per
-// sub-block of a block merge. 0 where stage_shared is 0.
+// kernel (`knobs.naive_blocks`) and `knobs.stage_shared`, padded by pad_shared; a loop's tile
+// scaled by a block merge along its thread extent, another once per sub-block. 0 where
+// stage_shared is 0.
 GPUTUNE_ENGINE_API uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles,
                                                 const SourceKnobs& knobs);
 // The static shared memory a block may declare (48 KiB on every GPU since Fermi).

@@ -13,6 +13,7 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
+#include <algorithm>
 #include <set>
 
 #include "engine/call_facts.h"
@@ -127,7 +128,12 @@ class StageShared : public Transformation {
   bool active(const SourceKnobs& knobs) const override { return knobs.stage_shared != 0; }
 
   std::string key(const SourceKnobs& knobs) const override {
-    std::string key = "stage_shared=" + std::to_string(knobs.stage_shared);
+    // A loop's tile loads are written for the launched block, which the merges shape.
+    std::string key = "stage_shared=" + std::to_string(knobs.stage_shared) +
+                      ",merges=" + std::to_string(knobs.thread_merge_x) + "x" +
+                      std::to_string(knobs.thread_merge_y) + "/" +
+                      std::to_string(knobs.block_merge_x) + "x" +
+                      std::to_string(knobs.block_merge_y);
     for (const auto& [name, block] : knobs.naive_blocks) {
       key += "," + name + ":" + std::to_string(block[0]) + "x" + std::to_string(block[1]) + "x" +
              std::to_string(block[2]);
@@ -230,7 +236,7 @@ class StageShared : public Transformation {
       }
     }
     if (!in_loops.empty()) {
-      if (const std::string why = stage_loops(kernel, in_loops, knobs, names, rewriter);
+      if (const std::string why = stage_loops(kernel, accesses, in_loops, knobs, names, rewriter);
           !why.empty()) {
         return {false, "", why};
       }
@@ -385,16 +391,22 @@ std::vector<StagedTile> stage_shared_tiles(const ParsedKernel& kernel) {
 
 uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles, const SourceKnobs& knobs) {
   if (knobs.stage_shared == 0) return 0;
+  const uint64_t merge_x = static_cast<uint64_t>(std::max(knobs.block_merge_x, 1));
+  const uint64_t merge_y = static_cast<uint64_t>(std::max(knobs.block_merge_y, 1));
   uint64_t bytes = 0;
   for (const StagedTile& tile : tiles) {
     const auto block = knobs.naive_blocks.find(tile.kernel);
     if (block == knobs.naive_blocks.end()) continue;
+    // A loop's tile is the merged block's (block merge scales it); another tile has a copy per
+    // sub-block.
+    const bool strip =
+        tile.rows == StagedTile::Extent::kStrip || tile.columns == StagedTile::Extent::kStrip;
     const auto extent = [&](StagedTile::Extent e) -> uint64_t {
       switch (e) {
         case StagedTile::Extent::kBlockX:
-          return block->second[0];
+          return block->second[0] * (strip ? merge_x : 1);
         case StagedTile::Extent::kBlockY:
-          return block->second[1];
+          return block->second[1] * (strip ? merge_y : 1);
         case StagedTile::Extent::kStrip:
           return static_cast<uint64_t>(knobs.stage_shared);
         case StagedTile::Extent::kOne:
@@ -406,10 +418,10 @@ uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles, const SourceK
     for (const auto& [target, elements] : knobs.pad_shared) {
       if (target.empty() || target == tile.name) pad = static_cast<uint64_t>(elements);
     }
-    bytes += uint64_t{tile.element_bytes} * extent(tile.rows) * (extent(tile.columns) + pad);
+    bytes += uint64_t{tile.element_bytes} * extent(tile.rows) * (extent(tile.columns) + pad) *
+             (strip ? 1 : merge_x * merge_y);
   }
-  return bytes * static_cast<uint64_t>(std::max(knobs.block_merge_x, 1)) *
-         static_cast<uint64_t>(std::max(knobs.block_merge_y, 1));
+  return bytes;
 }
 
 bool stage_candidate(const ParsedKernel& kernel, const Access& access) {
