@@ -55,6 +55,9 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   // 1: each uncoalesced global access that the block's threads along y complete goes through a
   // shared tile of the naive block's extent, loaded (stored) cooperatively and coalesced.
   int stage_shared = 0;
+  // 1: in a loop stage_shared strip-mines, the next strip's tile words go into registers before
+  // this strip's iterations and into the tiles after the barrier (the method's prefetch).
+  int prefetch = 0;
   // The naive kernel's block (the spec's launch before thread and block merges) of each kernel,
   // for stage_shared's tiles; {0, 0, 0} for a kernel launched with several.
   std::map<std::string, std::array<uint32_t, 3>> naive_blocks;

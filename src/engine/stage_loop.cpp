@@ -316,7 +316,8 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& a
     const std::string indent = indentation(kernel, where.statement);
     const std::string top_indent = indentation(kernel, first.top_statement);
     const std::string in = indent + "  ";
-    std::string declarations, loads;
+    std::string declarations, loads, preloads, next_loads;
+    uint32_t prefetched = 0;                   // words per thread
     std::map<std::string, std::string> tiles;  // array, index -> tile name
     for (const Access* access : accesses) {
       const Affine& index = *access->indices[0];
@@ -371,7 +372,7 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& a
       // Word (gputune_i, gputune_c) of the tile: its naive thread's id and its count.
       const Spelling word = [&](const std::string& name) -> std::string {
         if (name == thread) return "gputune_i";
-        if (name == count) return "(gputune_s + gputune_c)";
+        if (name == count) return "(gputune_strip + gputune_c)";
         if (name == "blockDim.x") return std::to_string(block[0]);
         if (name == "blockDim.y") return std::to_string(block[1]);
         if (name == "blockDim.z") return "1";
@@ -386,7 +387,26 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& a
       load.index = index.text(word);
       load.row = along ? "gputune_i" : "gputune_c";
       load.column = along ? "gputune_c" : "gputune_i";
-      loads += tile_load_text(load, in) + "\n" + in;
+      if (!knobs.prefetch) {
+        loads += tile_load_text(load, LoadMode::kTile, "gputune_s", in) + "\n" + in;
+        continue;
+      }
+      // Prefetch: strip 0 into registers before the strips; each strip, its words from the
+      // registers into the tile, then the next strip's into the registers.
+      load.registers = tile + "_next";
+      prefetched += load.trips();
+      declarations += load.element + " " + load.registers + "[" + std::to_string(load.trips()) +
+                      "];\n" + top_indent;
+      preloads += tile_load_text(load, LoadMode::kRegisters, "0", indent) + "\n" + indent;
+      loads += tile_load_text(load, LoadMode::kFromRegisters, "", in) + "\n" + in;
+      next_loads +=
+          tile_load_text(load, LoadMode::kRegisters, "gputune_s + " + strip, in) + "\n" + in;
+    }
+    if (prefetched > kPrefetchWords) {
+      return refusal(kernel.place(loop), "prefetch",
+                     "the next strip's words would take " + std::to_string(prefetched) +
+                         " registers a thread, above the " + std::to_string(kPrefetchWords) +
+                         " prefetch allows (a narrower strip or more threads take fewer)");
     }
     if (bytes > kStaticSharedBytes) {
       return refusal(kernel.place(loop), kKnob,
@@ -421,9 +441,9 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& a
         source_text(condition_range.getEnd(), body_begin) + guard_prefix + body_text + "\n" + in +
         "} else ";
     // The strip loop around the loop, which now runs the strip's iterations.
-    const std::string header = "for (int gputune_s = 0; " + strip_condition +
+    const std::string header = preloads + "for (int gputune_s = 0; " + strip_condition +
                                "; gputune_s += " + strip + ") {\n" + in + loads +
-                               "__syncthreads();\n" + in;
+                               "__syncthreads();\n" + in + next_loads;
     const std::string footer = "\n" + in + "__syncthreads();\n" + indent + "}";
     const clang::SourceLocation loop_begin =
         kernel.sources().getExpansionLoc(where.statement->getBeginLoc());

@@ -23,6 +23,7 @@ namespace gputune::engine {
 namespace {
 
 constexpr const char* kKnob = "stage_shared";
+constexpr const char* kPrefetch = "prefetch";
 
 // The naive block of the access's kernel, or the refusal.
 std::string naive_block(const ParsedKernel& kernel, const SourceKnobs& knobs, const Access& access,
@@ -90,14 +91,15 @@ bool candidate(const ParsedKernel& kernel, const Access& access) {
 
 class StageShared : public Transformation {
  public:
-  std::vector<std::string> knobs() const override { return {kKnob}; }
+  std::vector<std::string> knobs() const override { return {kKnob, kPrefetch}; }
 
   KnobVerdict verdict(const ParsedKernel& kernel, const KnobName& knob) const override {
     KnobVerdict verdict;
     if (!knob.target.empty()) {
-      verdict.reason = "stage_shared takes no target";
+      verdict.reason = knob.base + " takes no target";
       return verdict;
     }
+    if (knob.base == kPrefetch) return prefetch_verdict(kernel);
     const std::vector<Access> accesses = find_accesses(kernel);
     std::string stages, leaves;
     for (const Access& access : accesses) {
@@ -125,11 +127,38 @@ class StageShared : public Transformation {
     return verdict;
   }
 
-  bool active(const SourceKnobs& knobs) const override { return knobs.stage_shared != 0; }
+  bool active(const SourceKnobs& knobs) const override {
+    return knobs.stage_shared != 0 || knobs.prefetch != 0;
+  }
+
+  // Prefetch applies where stage_shared strip-mines a loop.
+  KnobVerdict prefetch_verdict(const ParsedKernel& kernel) const {
+    KnobVerdict verdict;
+    const std::vector<Access> accesses = find_accesses(kernel);
+    std::string loops;
+    for (const Access& access : accesses) {
+      if (access.loops.empty() || !candidate(kernel, access) ||
+          !obstacle(kernel, accesses, access).why.empty()) {
+        continue;
+      }
+      const SourcePlace place = kernel.place(access.loops.front());
+      if (loops.find(place.str()) != std::string::npos) continue;
+      loops += (loops.empty() ? "" : ", ") + place.str();
+      verdict.places.push_back(place);
+    }
+    verdict.applies = !loops.empty();
+    verdict.reason = verdict.applies
+                         ? "with stage_shared at a strip's width, loads the next strip's tile "
+                           "words into registers during each strip of the loops at " +
+                               loops
+                         : "there is no strip loop: stage_shared stages no loop of this kernel";
+    return verdict;
+  }
 
   std::string key(const SourceKnobs& knobs) const override {
     // A loop's tile loads are written for the launched block, which the merges shape.
     std::string key = "stage_shared=" + std::to_string(knobs.stage_shared) +
+                      ",prefetch=" + std::to_string(knobs.prefetch) +
                       ",merges=" + std::to_string(knobs.thread_merge_x) + "x" +
                       std::to_string(knobs.thread_merge_y) + "/" +
                       std::to_string(knobs.block_merge_x) + "x" +
@@ -146,6 +175,17 @@ class StageShared : public Transformation {
     const auto refuse = [&](const SourcePlace& place, const std::string& why) {
       return Rewrite{false, "", refusal(place, kKnob, why)};
     };
+    if (knobs.prefetch != 0 && knobs.prefetch != 1) {
+      return Rewrite{false, "",
+                     refusal({kernel.unit().file_name, 0, 0, ""}, kPrefetch,
+                             "expected 0 or 1, not " + std::to_string(knobs.prefetch))};
+    }
+    if (knobs.prefetch && knobs.stage_shared == 0) {
+      return Rewrite{false, "",
+                     refusal({kernel.unit().file_name, 0, 0, ""}, kPrefetch,
+                             "there is no strip loop: stage_shared is 0, so no loop is "
+                             "strip-mined")};
+    }
     if (knobs.stage_shared < 1) {
       return refuse({kernel.unit().file_name, 0, 0, ""},
                     "expected 0 (as written) or a strip's width of 1 or more (stage), not " +
@@ -234,6 +274,12 @@ class StageShared : public Transformation {
         rewriter.InsertTextBefore(
             before, declaration + indent + cooperative + indent + "__syncthreads();\n" + indent);
       }
+    }
+    if (knobs.prefetch && in_loops.empty()) {
+      return {false, "",
+              refusal(staged > 0 ? user.place(user.kernels().front()) : first_place, kPrefetch,
+                      "there is no strip loop: stage_shared stages no loop of this kernel" +
+                          (first_obstacle.empty() ? "" : " (" + first_obstacle + ")"))};
     }
     if (!in_loops.empty()) {
       if (const std::string why = stage_loops(kernel, accesses, in_loops, knobs, names, rewriter);

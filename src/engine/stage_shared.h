@@ -57,16 +57,27 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& a
 // order) in `guard` and `index`, loaded by the `physical` block's threads.
 struct TileLoad {
   std::string tile, array, element;
+  std::string registers;  // prefetch's: the thread's words of the next strip
   uint32_t rows = 0, columns = 0;
   std::array<uint32_t, 2> physical{1, 1};  // the launched block after the merges
   std::string row, column;
-  std::string guard;  // which words lie in the array: the others are zero
-  std::string index;  // the word's index in the array
+  // Which words lie in the array (the others are zero) and the word's index in it, the strip's
+  // first count spelled gputune_strip.
+  std::string guard, index;
+  // The words a thread loads.
+  uint32_t trips() const;
 };
+// Where a strip's words go: from the array into the tile, or (prefetch) into the thread's
+// registers, then from them into the tile.
+enum class LoadMode { kTile, kRegisters, kFromRegisters };
 // The load as block-level code (call_facts.h): one loop over the launched block's threads,
 // linear id threadIdx.x + X * threadIdx.y, a constant trip count unrolled, int arithmetic with
-// constant extents, words outside the array zero. `in`: the indentation of its lines.
-std::string tile_load_text(const TileLoad& load, const std::string& in);
+// constant extents, words outside the array zero; `strip`: the strip's first count. `in`: the
+// indentation of its lines.
+std::string tile_load_text(const TileLoad& load, LoadMode mode, const std::string& strip,
+                           const std::string& in);
+// The most words prefetch holds in a thread's registers, over a loop's tiles.
+constexpr uint32_t kPrefetchWords = 64;
 
 // Whether a staged loop's body may run for every thread, without the condition `guard` (the
 // top-level `if` around the loop) that the naive threads ran it under: it assigns only locals

@@ -10,25 +10,34 @@
 
 namespace gputune::engine {
 
-std::string tile_load_text(const TileLoad& load, const std::string& in) {
+uint32_t TileLoad::trips() const {
+  const uint32_t threads = physical[0] * physical[1];
+  return (rows * columns + threads - 1) / threads;
+}
+
+std::string tile_load_text(const TileLoad& load, LoadMode mode, const std::string& strip,
+                           const std::string& in) {
   const uint32_t threads = load.physical[0] * load.physical[1];
   const uint32_t words = load.rows * load.columns;
-  const uint32_t trips = (words + threads - 1) / threads;
   const std::string columns = std::to_string(load.columns);
   const std::string linear =
       load.physical[1] == 1
           ? "threadIdx.x"
           : "threadIdx.x + " + std::to_string(load.physical[0]) + " * threadIdx.y";
   const std::string in2 = in + "  ", in3 = in + "    ";
-  std::string text = "{  // stage_shared: the block's " + std::to_string(threads) +
-                     " threads load the strip's " + std::to_string(load.rows) + " x " + columns +
-                     " words of " + load.array + " (" + std::to_string(trips) +
-                     " each), neighbouring threads on neighbouring words, zero outside " +
-                     load.array + "\n";
+  const std::string what = mode == LoadMode::kTile        ? "load the strip's "
+                           : mode == LoadMode::kRegisters ? "load into registers the strip's "
+                                                          : "store from registers the strip's ";
+  std::string text =
+      "{  // stage_shared: the block's " + std::to_string(threads) + " threads " + what +
+      std::to_string(load.rows) + " x " + columns + " words of " + load.array + " (" +
+      std::to_string(load.trips()) + " each), neighbouring threads on neighbouring words" +
+      (mode == LoadMode::kFromRegisters ? "" : ", zero outside " + load.array) + "\n";
   text += in2 + "const int " + kBlockThread + " = " + linear + ";\n";
+  if (mode != LoadMode::kFromRegisters) text += in2 + "const int gputune_strip = " + strip + ";\n";
   text += in2 + "#pragma unroll\n";
-  text +=
-      in2 + "for (int gputune_r = 0; gputune_r < " + std::to_string(trips) + "; ++gputune_r) {\n";
+  text += in2 + "for (int gputune_r = 0; gputune_r < " + std::to_string(load.trips()) +
+          "; ++gputune_r) {\n";
   text += in3 + "const int gputune_w = " + kBlockThread + " + " + std::to_string(threads) +
           " * gputune_r;\n";
   std::string store_in = in3;
@@ -36,12 +45,16 @@ std::string tile_load_text(const TileLoad& load, const std::string& in) {
     text += in3 + "if (gputune_w < " + std::to_string(words) + ") {\n";
     store_in += "  ";
   }
+  const std::string value =
+      load.guard + " ? " + load.array + "[" + load.index + "] : " + load.element + "()";
   text += store_in + "const int " + load.row + " = gputune_w / " + columns + ";\n";
   text += store_in + "const int " + load.column + " = gputune_w % " + columns + ";\n";
-  text += store_in + load.tile + "[gputune_i][gputune_c]";
-  if (load.row != "gputune_i") text.replace(text.size() - 22, 22, "[gputune_c][gputune_i]");
-  text +=
-      " = " + load.guard + " ? " + load.array + "[" + load.index + "] : " + load.element + "();\n";
+  if (mode == LoadMode::kRegisters) {
+    text += store_in + load.registers + "[gputune_r] = " + value + ";\n";
+  } else {
+    text += store_in + load.tile + "[" + load.row + "][" + load.column +
+            "] = " + (mode == LoadMode::kTile ? value : load.registers + "[gputune_r]") + ";\n";
+  }
   if (words % threads != 0) text += in3 + "}\n";
   text += in2 + "}\n" + in + "}";
   return text;

@@ -41,6 +41,12 @@ std::string reject_stage(const std::string& name, const Value& value) {
          " is not an integer from 0 to 1024; expected 0 (as written), 1 (stage uncoalesced "
          "accesses through shared memory) or a loop's strip width (16, 32, ...)";
 }
+std::string reject_prefetch(const std::string& name, const Value& value) {
+  if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
+  return name + " value " + value.text() +
+         " is not 0 or 1; expected 0 (load each strip after the last) or 1 (load the next "
+         "strip into registers during this one)";
+}
 std::string reject_layout(const std::string& name, const Value& value) {
   if (!value.is_number() &&
       (value.as_symbol() == "strided" || value.as_symbol() == "consecutive")) {
@@ -124,6 +130,14 @@ std::vector<SourceTransform> built_in() {
        "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
        "and coalesced; a loop's reads a tile per strip of N iterations",
        numbers({0, 1, 16, 32})},
+      {"prefetch",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_prefetch,
+       {{"instruction_parallelism", D::kRaise}},
+       "in a loop stage_shared strip-mines, the next strip's tile words are loaded into "
+       "registers during this strip's iterations",
+       numbers({0, 1})},
   };
 }
 

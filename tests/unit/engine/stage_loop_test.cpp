@@ -156,5 +156,73 @@ INSTANTIATE_TEST_SUITE_P(
              "dot += A[row * n + j] * (float)(n / ((int)A[row * n + j] + 1));", true}),
     [](const ::testing::TestParamInfo<Body>& info) { return info.param.name; });
 
+// Prefetch: strip 0 into registers before the strips, each strip's words from the registers
+// into the tile, then the next strip's into the registers before the strip's iterations.
+TEST(StageLoop, PrefetchLoadsTheNextStripIntoRegistersDuringThisOne) {
+  SourceKnobs knobs = staged("matvec", {128, 1, 1}, 16);
+  knobs.prefetch = 1;
+  test::expect_engine_rewrite(bench_kernel("matvec.cu"), knobs,
+                              "matvec.stage_shared_16.prefetch.cu", {"matvec"});
+}
+
+TEST(StageLoop, PrefetchWithMergesCompiles) {
+  SourceKnobs knobs = staged("matmul", {64, 128, 1}, 16);
+  knobs.thread_merge_x = 4;
+  knobs.thread_merge_y = 8;
+  knobs.block_merge_x = 2;
+  knobs.prefetch = 1;
+  knobs.pad_shared = {{"", 1}};
+  const KernelUnit unit = bench_kernel("matmul.cu");
+  const Rewrite rewrite = source_engine().rewrite(unit, knobs);
+  ASSERT_TRUE(rewrite.ok) << rewrite.message;
+  EXPECT_EQ(occurrences(rewrite.source, "float gputune_A_tile_next[4];"), 1u) << rewrite.source;
+  EXPECT_EQ(occurrences(rewrite.source, "float gputune_B_tile_next[4];"), 1u);
+  EXPECT_EQ(occurrences(rewrite.source, "const int " + std::string("gputune_block_thread")), 6u);
+  EXPECT_EQ(test::nvrtc_errors(unit, rewrite.source, {"matmul"}), "");
+}
+
+TEST(StageLoop, PrefetchIsRefusedWithoutAStripLoop) {
+  SourceKnobs knobs = staged("matvec", {128, 1, 1}, 0);
+  knobs.prefetch = 1;
+  Rewrite rewrite = source_engine().rewrite(bench_kernel("matvec.cu"), knobs);
+  EXPECT_FALSE(rewrite.ok);
+  EXPECT_EQ(rewrite.message,
+            "matvec.cu: prefetch: there is no strip loop: stage_shared is 0, so no loop is "
+            "strip-mined");
+  const KernelUnit transpose =
+      test::engine_unit("t.cu",
+                        "__global__ void t(float* out, const float* in, int rows, int cols) {\n"
+                        "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                        "  if (x < cols && y < rows) out[x * rows + y] = in[y * cols + x];\n"
+                        "}\n");
+  knobs = staged("t", {32, 8, 1}, 1);
+  ASSERT_TRUE(source_engine().rewrite(transpose, knobs).ok);
+  knobs.prefetch = 1;
+  rewrite = source_engine().rewrite(transpose, knobs);
+  EXPECT_FALSE(rewrite.ok);
+  EXPECT_EQ(rewrite.message.substr(0, 83),
+            "t.cu:1:17: prefetch: there is no strip loop: stage_shared stages no loop of this k");
+  const Analysis analysis = source_engine().analyse(transpose, {"prefetch"});
+  ASSERT_EQ(analysis.knobs.size(), 1u);
+  EXPECT_FALSE(analysis.knobs[0].applies);
+}
+
+TEST(StageLoop, PrefetchIsRefusedWhereTheRegistersWouldExceedItsBound) {
+  SourceKnobs knobs = staged("matvec", {256, 1, 1}, 40);
+  knobs.thread_merge_x = 2;
+  ASSERT_TRUE(source_engine().rewrite(bench_kernel("matvec.cu"), knobs).ok);
+  knobs.prefetch = 1;
+  const Rewrite rewrite = source_engine().rewrite(bench_kernel("matvec.cu"), knobs);
+  EXPECT_FALSE(rewrite.ok);
+  EXPECT_EQ(rewrite.message,
+            "matvec.cu:6:5: prefetch: the next strip's words would take 80 registers a thread, "
+            "above the 64 prefetch allows (a narrower strip or more threads take fewer) (`for "
+            "(int j = 0; j < n; ++j) {`)");
+  const Analysis analysis = source_engine().analyse(bench_kernel("matvec.cu"), {"prefetch"});
+  ASSERT_EQ(analysis.knobs.size(), 1u);
+  EXPECT_TRUE(analysis.knobs[0].applies) << analysis.knobs[0].reason;
+}
+
 }  // namespace
 }  // namespace gputune::engine
