@@ -433,13 +433,19 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& a
     const std::string strip_start = from_zero ? "gputune_s" : "(" + start_text + ") + gputune_s";
     const std::string in_strip =
         (from_zero ? iterator : iterator + " - (" + start_text + ")") + " < gputune_s + " + strip;
+    // A label in the body cannot be written twice: such a loop keeps its one, bounded copy.
+    const bool copied =
+        !any_node(body, [](const clang::Stmt* n) { return llvm::isa<clang::LabelStmt>(n); });
     const std::string whole =
-        "if (" + condition_at("(gputune_s + " + std::to_string(strip_width - 1) + ")") +
-        ") {  // a whole strip: its iterations unrolled\n" + in + "#pragma unroll\n" + in +
-        source_text(kernel.sources().getExpansionLoc(loop->getBeginLoc()), start_range.getBegin()) +
-        strip_start + source_text(start_range.getEnd(), condition_range.getBegin()) + in_strip +
-        source_text(condition_range.getEnd(), body_begin) + guard_prefix + body_text + "\n" + in +
-        "} else ";
+        !copied ? ""
+                : "if (" + condition_at("(gputune_s + " + std::to_string(strip_width - 1) + ")") +
+                      ") {  // a whole strip: its iterations unrolled\n" + in + "#pragma unroll\n" +
+                      in +
+                      source_text(kernel.sources().getExpansionLoc(loop->getBeginLoc()),
+                                  start_range.getBegin()) +
+                      strip_start + source_text(start_range.getEnd(), condition_range.getBegin()) +
+                      in_strip + source_text(condition_range.getEnd(), body_begin) + guard_prefix +
+                      body_text + "\n" + in + "} else ";
     // The strip loop around the loop, which now runs the strip's iterations.
     const std::string header = preloads + "for (int gputune_s = 0; " + strip_condition +
                                "; gputune_s += " + strip + ") {\n" + in + loads +

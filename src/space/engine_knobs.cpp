@@ -160,6 +160,8 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.stage_shared = number;
     } else if (base == "prefetch") {
       knobs.prefetch = number;
+    } else if (base == "vector_width") {
+      knobs.vector_width = number;
     }
   }
   knobs.block_threads = std::move(block_threads);

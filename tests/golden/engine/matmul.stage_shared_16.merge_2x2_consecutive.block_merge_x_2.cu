@@ -24,22 +24,24 @@ __global__ void matmul(float* C, const float* A, const float* B, int m, int n, i
     for (int gputune_s = 0; gputune_s < (long long)k; gputune_s += 16) {
       {  // stage_shared: the block's 512 threads load the strip's 32 x 16 words of A (1 each), neighbouring threads on neighbouring words, zero outside A
         const int gputune_block_thread = threadIdx.x + 32 * threadIdx.y;
+        const int gputune_strip = gputune_s;
         #pragma unroll
         for (int gputune_r = 0; gputune_r < 1; ++gputune_r) {
           const int gputune_w = gputune_block_thread + 512 * gputune_r;
           const int gputune_i = gputune_w / 16;
           const int gputune_c = gputune_w % 16;
-          gputune_A_tile[gputune_i][gputune_c] = gputune_i + 32*(long long)blockIdx.y < (long long)m && (gputune_s + gputune_c) < (long long)k ? A[(long long)k*gputune_i + 32*(long long)k*(long long)blockIdx.y + (gputune_s + gputune_c)] : float();
+          gputune_A_tile[gputune_i][gputune_c] = gputune_i + 32*(long long)blockIdx.y < (long long)m && (gputune_strip + gputune_c) < (long long)k ? A[(long long)k*gputune_i + 32*(long long)k*(long long)blockIdx.y + (gputune_strip + gputune_c)] : float();
         }
       }
       {  // stage_shared: the block's 512 threads load the strip's 16 x 64 words of B (2 each), neighbouring threads on neighbouring words, zero outside B
         const int gputune_block_thread = threadIdx.x + 32 * threadIdx.y;
+        const int gputune_strip = gputune_s;
         #pragma unroll
         for (int gputune_r = 0; gputune_r < 2; ++gputune_r) {
           const int gputune_w = gputune_block_thread + 512 * gputune_r;
           const int gputune_c = gputune_w / 64;
           const int gputune_i = gputune_w % 64;
-          gputune_B_tile[gputune_c][gputune_i] = gputune_i + 32*(2 * (long long)blockIdx.x) < (long long)n && (gputune_s + gputune_c) < (long long)k ? B[gputune_i + 32*(2 * (long long)blockIdx.x) + (long long)n*(gputune_s + gputune_c)] : float();
+          gputune_B_tile[gputune_c][gputune_i] = gputune_i + 32*(2 * (long long)blockIdx.x) < (long long)n && (gputune_strip + gputune_c) < (long long)k ? B[gputune_i + 32*(2 * (long long)blockIdx.x) + (long long)n*(gputune_strip + gputune_c)] : float();
         }
       }
       __syncthreads();
