@@ -8,9 +8,12 @@
 
 #include "engine/engine.h"
 #include "support/engine_golden.h"
+#include "support/text.h"
 
 namespace gputune::engine {
 namespace {
+
+using testing::occurrences;
 
 KernelUnit bench_kernel(const std::string& file) {
   KernelUnit unit = test::engine_fixture("../../../bench/engine/" + file);
@@ -23,14 +26,6 @@ SourceKnobs staged(const std::string& kernel, std::array<uint32_t, 3> block, int
   knobs.stage_shared = strip;
   knobs.naive_blocks[kernel] = block;
   return knobs;
-}
-
-size_t occurrences(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++count;
-  }
-  return count;
 }
 
 // Thread merge 2 x 2 (consecutive) and block merge 2 along x: one load per tile over the

@@ -7,22 +7,17 @@
 
 #include "engine/engine.h"
 #include "support/engine_golden.h"
+#include "support/text.h"
 
 namespace gputune::engine {
 namespace {
+
+using testing::occurrences;
 
 KernelUnit bench_matmul() {
   KernelUnit unit = test::engine_fixture("../../../bench/engine/matmul.cu");
   unit.file_name = "matmul.cu";
   return unit;
-}
-
-size_t occurrences(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++count;
-  }
-  return count;
 }
 
 // The staged matrix multiply, 4 x 4 outputs a thread with the consecutive layout.
