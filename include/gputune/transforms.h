@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gputune/spec.h"
@@ -65,6 +66,10 @@ struct TransformsReport {
   std::string note;
   std::vector<TransformInfo> transforms;  // the spec's, in its order, then the engine's others
   std::vector<AccessInfo> accesses;       // empty where the engine cannot parse the kernel
+  // The method's rules' pick, every strategy's first variant (docs/engine.md, "The rules'
+  // pick"): its config as JSON ("" where no rule fires) and, per knob, the rule that set it.
+  std::string rule_pick_config;
+  std::vector<std::pair<std::string, std::string>> rule_pick;  // knob, "value: rule"
   std::string text() const;
   std::string json() const;
 };

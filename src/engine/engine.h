@@ -64,6 +64,9 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   // The naive kernel's block (the spec's launch before thread and block merges) of each kernel,
   // for stage_shared's tiles; {0, 0, 0} for a kernel launched with several.
   std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
+  // 1: in a 1-D grid, each block starts the loops whose accesses stride between blocks by a
+  // multiple of the memory partitions' span at an offset of its own (partition_offset.cpp).
+  int partition_offset = 0;
 
   bool neutral() const;
 };
@@ -160,7 +163,8 @@ class GPUTUNE_ENGINE_API SourceEngine {
   // knobs, without targets, when empty.
   Analysis analyse(const KernelUnit& unit, const std::vector<std::string>& knobs = {});
   // Every non-neutral knob in turn, in the engine's fixed order (stage_shared and prefetch,
-  // pad_shared, block merge, thread merge, vector_width, unroll, launch_bounds); not ok with
+  // pad_shared, block merge, thread merge, vector_width, unroll, partition_offset,
+  // launch_bounds); not ok with
   // the first refusal.
   Rewrite rewrite(const KernelUnit& unit, const SourceKnobs& knobs);
 

@@ -158,6 +158,8 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.launch_bounds = number;
     } else if (base == "stage_shared") {
       knobs.stage_shared = number;
+    } else if (base == "partition_offset") {
+      knobs.partition_offset = number;
     } else if (base == "prefetch") {
       knobs.prefetch = number;
     } else if (base == "vector_width") {

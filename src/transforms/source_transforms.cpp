@@ -41,11 +41,9 @@ std::string reject_stage(const std::string& name, const Value& value) {
          " is not an integer from 0 to 1024; expected 0 (as written), 1 (stage uncoalesced "
          "accesses through shared memory) or a loop's strip width (16, 32, ...)";
 }
-std::string reject_prefetch(const std::string& name, const Value& value) {
+std::string reject_switch(const std::string& name, const Value& value) {
   if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
-  return name + " value " + value.text() +
-         " is not 0 or 1; expected 0 (load each strip after the last) or 1 (load the next "
-         "strip into registers during this one)";
+  return name + " value " + value.text() + " is not 0 or 1; expected 0 (as written) or 1";
 }
 std::string reject_vector_width(const std::string& name, const Value& value) {
   if (value.is_integer() &&
@@ -84,21 +82,32 @@ std::vector<SourceTransform> built_in() {
        T::kNone,
        Value(int64_t{1}),
        reject_merge,
-       {{"instruction_parallelism", D::kRaise}, {"register_tiling", D::kRaise}},
+       {{"instruction_parallelism", D::kRaise},
+        {"register_tiling", D::kRaise},
+        // Merged threads share their address arithmetic: fewer instructions per output.
+        {"cheaper_instructions", D::kRaise},
+        // Each merged output holds registers: smaller merges for occupancy.
+        {"register_cap", D::kLower}},
        "one thread does the work of N threads along x; the block shrinks N times along x",
        numbers({1, 2, 4, 8})},
       {"thread_merge_y",
        T::kNone,
        Value(int64_t{1}),
        reject_merge,
-       {{"instruction_parallelism", D::kRaise}, {"register_tiling", D::kRaise}},
+       {{"instruction_parallelism", D::kRaise},
+        {"register_tiling", D::kRaise},
+        // Merged threads share their address arithmetic: fewer instructions per output.
+        {"cheaper_instructions", D::kRaise},
+        // Each merged output holds registers: smaller merges for occupancy.
+        {"register_cap", D::kLower}},
        "one thread does the work of N threads along y; the block shrinks N times along y",
        numbers({1, 2, 4, 8})},
       {"merge_layout",
        T::kNone,
        Value(std::string("strided")),
        reject_layout,
-       {},
+       // Consecutive outputs put a merged thread's shared accesses N words apart: conflicts.
+       {{"padding", D::kEither, "strided"}},
        "where a merged thread's N outputs lie: a block apart (strided) or side by side "
        "(consecutive)",
        {Value(std::string("strided")), Value(std::string("consecutive"))}},
@@ -138,10 +147,18 @@ std::vector<SourceTransform> built_in() {
        "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
        "and coalesced; a loop's reads a tile per strip of N iterations",
        numbers({0, 1, 16, 32})},
+      {"partition_offset",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_switch,
+       {{"block_order", D::kEither}},
+       "in a 1-D grid, each block starts the loops whose accesses camp on one memory partition "
+       "at an offset of its own",
+       numbers({0, 1})},
       {"prefetch",
        T::kNone,
        Value(int64_t{0}),
-       reject_prefetch,
+       reject_switch,
        {{"instruction_parallelism", D::kRaise}},
        "in a loop stage_shared strip-mines, the next strip's tile words are loaded into "
        "registers during this strip's iterations",
