@@ -164,8 +164,7 @@ class GPUTUNE_ENGINE_API SourceEngine {
   Analysis analyse(const KernelUnit& unit, const std::vector<std::string>& knobs = {});
   // Every non-neutral knob in turn, in the engine's fixed order (stage_shared and prefetch,
   // pad_shared, block merge, thread merge, vector_width, unroll, partition_offset,
-  // launch_bounds); not ok with
-  // the first refusal.
+  // launch_bounds); not ok with the first refusal.
   Rewrite rewrite(const KernelUnit& unit, const SourceKnobs& knobs);
 
  private:
