@@ -160,6 +160,10 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.stage_shared = number;
     } else if (base == "partition_offset") {
       knobs.partition_offset = number;
+    } else if (base == "prefetch") {
+      knobs.prefetch = number;
+    } else if (base == "vector_width") {
+      knobs.vector_width = number;
     } else if (base == "thread_split_x") {
       knobs.thread_split_x = number;
     }
