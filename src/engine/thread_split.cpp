@@ -574,8 +574,9 @@ class ThreadSplit : public Transformation {
 };
 
 // After the merges (30) and unroll (40): unroll finds its loops by their headers, which the
-// split rewrites; the split keeps a loop's #pragma on it. Before launch_bounds (50).
-const TransformationRegistrar kRegistrar{45, std::make_unique<ThreadSplit>()};
+// split rewrites; the split keeps a loop's #pragma on it. After partition_offset (45), before
+// launch_bounds (50).
+const TransformationRegistrar kRegistrar{47, std::make_unique<ThreadSplit>()};
 
 }  // namespace
 }  // namespace gputune::engine
