@@ -65,6 +65,9 @@ struct TransformsReport {
   std::string note;
   std::vector<TransformInfo> transforms;  // the spec's, in its order, then the engine's others
   std::vector<AccessInfo> accesses;       // empty where the engine cannot parse the kernel
+  // Loop fusion's analysis of a launch sequence (the chain, the dependence distances, the
+  // halos, what lives in shared memory), one line each; empty for a single launch.
+  std::vector<std::string> fusion;
   std::string text() const;
   std::string json() const;
 };

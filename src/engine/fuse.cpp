@@ -165,13 +165,16 @@ class FusedText {
     const auto& halo = plan_.halos[s];
     const bool has_halo = halo[0] != 0 || halo[1] != 0;
     clang::Rewriter rewriter(kernel_.sources(), kernel_.language());
-    std::set<const clang::Stmt*> replaced;
+    // The nodes of the accesses replaced by shared ones; those whose text is gone (a store kept
+    // in global memory is copied).
+    std::set<const clang::Stmt*> replaced, dropped;
     bool uses_tile = false;
     for (const ChainRead& read : stage.chain_reads) {
       if (read.writer >= plan_.launches) continue;
       rewriter.ReplaceText(range_of(kernel_, read.expression),
                            shared_word(*intermediate(read.array), read.dx, read.dy));
       collect(read.expression, &replaced);
+      collect(read.expression, &dropped);
     }
     for (const StageWrite& store : stage.stores) {
       const FusedIntermediate* shared = intermediate(store.array);
@@ -187,6 +190,7 @@ class FusedText {
         const std::string word = shared_word(*shared, 0, 0);
         rewriter.ReplaceText(range_of(kernel_, store.expression), word);
         collect(store.expression, &replaced);
+        if (!shared->global) collect(store.expression, &dropped);
         if (shared->global) {
           uses_tile = true;
           rewriter.InsertTextBefore(begin, "(");
@@ -207,8 +211,16 @@ class FusedText {
     std::string out = "  {  // stage " + std::to_string(s + 1) + ": " + stage.binding->kernel +
                       " (launch " + std::to_string(s + 1) + "), the tile and a halo of " +
                       std::to_string(halo[0]) + " x " + std::to_string(halo[1]) + "\n";
+    // The parameters the body still uses (not those only its shared accesses named).
+    std::set<const clang::Decl*> used;
+    any_node(stage.function->getBody(), [&](const clang::Stmt* node) {
+      const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(node);
+      if (ref && !dropped.count(ref)) used.insert(ref->getDecl());
+      return false;
+    });
     for (unsigned p = 0; p < stage.function->getNumParams(); ++p) {
       const clang::ParmVarDecl* parameter = stage.function->getParamDecl(p);
+      if (!used.count(parameter)) continue;
       out += "    " + declared_type(kernel_, parameter) + parameter->getNameAsString() +
              " = gputune_" + stage.binding->arguments[p] + ";\n";
     }

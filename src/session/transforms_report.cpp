@@ -113,7 +113,9 @@ TransformsReport transforms_report(const Spec& spec) {
       report.transforms.push_back(transform_info(problem, d, true));
     }
   }
-  for (const engine::AccessFact& fact : problem.engine_analysis({"stage_shared"}).accesses) {
+  const engine::Analysis analysis = problem.engine_analysis({"stage_shared"});
+  report.fusion = analysis.fusion.lines;
+  for (const engine::AccessFact& fact : analysis.accesses) {
     AccessInfo info;
     info.place = {fact.place.file, fact.place.line, fact.place.column, fact.place.text};
     info.kernel = fact.kernel;
@@ -177,6 +179,8 @@ std::string TransformsReport::text() const {
     }
     if (!t.remedies.empty()) out << "  remedies: " << join(t.remedies) << "\n";
   }
+  if (!fusion.empty()) out << "\nloop fusion (the engine's fusion analysis):\n";
+  for (const std::string& line : fusion) out << "  " << line << "\n";
   if (!accesses.empty()) out << "\nglobal accesses (the engine's access analysis):\n";
   for (const AccessInfo& a : accesses) {
     out << "\n"
@@ -229,6 +233,7 @@ std::string TransformsReport::json() const {
                              {"decisions", a.decisions}});
   }
   out["accesses"] = accesses_json;
+  if (!fusion.empty()) out["fusion"] = fusion;
   return json_text(out, 2);
 }
 

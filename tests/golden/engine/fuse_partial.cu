@@ -54,7 +54,6 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   }
   __syncthreads();
   {  // stage 2: pass_b (launch 2), the tile and a halo of 0 x 0
-    const float* src = gputune_t1;
     float* dst = gputune_t2;
     int width = gputune_nx;
     int height = gputune_ny;

@@ -36,7 +36,6 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   __shared__ float gputune_swap1[288];
   {  // stage 1: pass_a (launch 1), the tile and a halo of 2 x 1
     const float* in = gputune_in;
-    float* out = gputune_t1;
     int nx = gputune_nx;
     int ny = gputune_ny;
     for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 360; gputune_c += 256) {
@@ -54,8 +53,6 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   }
   __syncthreads();
   {  // stage 2: pass_b (launch 2), the tile and a halo of 2 x 0
-    const float* src = gputune_t1;
-    float* dst = gputune_t2;
     int width = gputune_nx;
     int height = gputune_ny;
     for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 288; gputune_c += 256) {
@@ -76,7 +73,6 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   }
   __syncthreads();
   {  // stage 3: pass_c (launch 3), the tile and a halo of 0 x 0
-    const float* in = gputune_t2;
     float* out = gputune_out;
     int nx = gputune_nx;
     int ny = gputune_ny;

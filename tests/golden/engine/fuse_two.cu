@@ -35,7 +35,6 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   __shared__ float gputune_swap0[320];
   {  // stage 1: pass_a (launch 1), the tile and a halo of 0 x 1
     const float* in = gputune_in;
-    float* out = gputune_t1;
     int nx = gputune_nx;
     int ny = gputune_ny;
     for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 320; gputune_c += 256) {
@@ -53,7 +52,6 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   }
   __syncthreads();
   {  // stage 2: pass_b (launch 2), the tile and a halo of 0 x 0
-    const float* src = gputune_t1;
     float* dst = gputune_t2;
     int width = gputune_nx;
     int height = gputune_ny;
