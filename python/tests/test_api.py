@@ -112,6 +112,33 @@ def test_tune_arguments_are_checked_against_the_kernels_parameters():
     kwargs["args"]["n"] = gputune.Arg("n", type="int64")
     with pytest.warns(UserWarning, match="argument 'n' is int64"):
         gputune.tune(**kwargs)
+    # strict=True, as the command line's --strict: the warning stops the tuning.
+    with pytest.raises(gputune.ArgumentError, match="argument 'n' is int64.*strict=True") \
+            as caught:
+        gputune.tune(**kwargs, strict=True)
+    assert caught.value.code == 65
+
+
+def test_search_strict_makes_a_type_that_differs_an_error(tmp_path):
+    # A YAML spec whose scalar is int64 for the kernel's int: a warning; with strict=True (the
+    # command line's --strict, from the same table of search options) an ArgumentError.
+    (tmp_path / "k.cu").write_text(
+        'extern "C" __global__ void k(float* out, int n) {\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) out[i] = 1.0f;\n}\n")
+    (tmp_path / "spec.yaml").write_text(
+        "kernel: {source: k.cu, name: k}\n"
+        "problem: {n: 1024}\n"
+        "arguments:\n"
+        "  - {name: out, type: float32, count: n, output: true}\n"
+        "  - {name: n, type: int64, value: n}\n"
+        "launch: {block: [B], grid: [ceil(n / B)]}\n"
+        "parameters: {B: [64, 128]}\n")
+    spec = str(tmp_path / "spec.yaml")
+    with pytest.warns(UserWarning, match="argument 'n' is int64"):
+        gputune.search(spec, compile_only=True, arch="sm_90", progress=False)
+    with pytest.raises(gputune.ArgumentError, match="argument 'n' is int64.*strict=True"):
+        gputune.search(spec, compile_only=True, arch="sm_90", strict=True, progress=False)
 
 
 def test_tune_errors_name_params_expressions_and_launch_dimensions():

@@ -167,5 +167,8 @@ def test_release_gives_the_clis_release(tmp_path):
         return [line for line in gputune.release_dump(path).splitlines()
                 if not line.startswith("#") and "created_at" not in line]
     assert choices(by_python["output"]) == choices(by_cli["output"])
-    with pytest.raises(gputune.UsageError, match="--embed and --no-code exclude each other"):
+    with pytest.raises(gputune.UsageError, match="embed and no_code=True exclude each other"):
         gputune.release(db, tmp_path / "x.gtrel", embed="sm_90", no_code=True)
+    with pytest.raises(gputune.UsageError, match="top=0") as caught:
+        gputune.release(db, tmp_path / "x.gtrel", top=0, no_code=True)
+    assert "--" not in str(caught.value)

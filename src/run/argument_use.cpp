@@ -27,7 +27,9 @@ std::string misused_arguments(const std::vector<HostBuffer>& buffers,
   }
   std::string out;
   if (!written.empty()) {
-    out += "changed " + join(written) + ", declared read-only (an input, not an output)";
+    out += "changed " + join(written) +
+           ", declared read-only (an input, not an output; filled again before each variant's "
+           "checked run, so that every variant reads the same inputs)";
   }
   if (!untouched.empty()) {
     out += std::string(out.empty() ? "" : "; ") + "left " + join(untouched) +

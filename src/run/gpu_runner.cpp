@@ -70,10 +70,20 @@ Measurement GpuRunner::set_reference(const Candidate& baseline) {
   Measurement m = measure(baseline, /*is_reference=*/true);
   // Which arguments it used otherwise than declared: part of the error where its failure
   // stops the search, else the ok baseline's message (the session warns, --strict stops).
-  const std::string misused =
-      m.status == Status::kOk || m.status == Status::kWrongAnswer
-          ? misused_arguments(host_, before, argument_contents(/*before=*/false))
-          : "";
+  std::string misused;
+  if (m.status == Status::kOk || m.status == Status::kWrongAnswer) {
+    const std::vector<std::vector<unsigned char>> after = argument_contents(/*before=*/false);
+    misused = misused_arguments(host_, before, after);
+    // An input the kernel changes would reach the next variant changed: every variant's checked
+    // run starts from the inputs as filled instead.
+    changed_inputs_.clear();
+    for (size_t i = 0; i < host_.size(); ++i) {
+      if (!host_[i].output && !before[i].empty() && before[i] != after[i]) {
+        changed_inputs_.push_back(i);
+      }
+    }
+    restore_changed_inputs();
+  }
   const std::string also = misused.empty() ? "" : "; the baseline also " + misused;
   // Against expected outputs the spec gives (or its reference kernel computed) the baseline is
   // a variant like any other: a wrong one is its result, and the search goes on. Where its
@@ -84,8 +94,8 @@ Measurement GpuRunner::set_reference(const Candidate& baseline) {
   if (m.status != Status::kOk && !judged) {
     const ErrorCode code = m.status == Status::kRuntimeError ? ErrorCode::kCuda : ErrorCode::kSpec;
     throw Error(code, std::string("the baseline (") + baseline.variant.config + ") failed, " +
-                          "so nothing can be checked: " + status_name(m.status) + ": " +
-                          m.message + also);
+                          "so nothing can be checked: " + status_name(m.status) + ": " + m.message +
+                          also);
   }
   for (const HostBuffer& host : host_) {
     if (!check_outputs_ || !host.output || host.given_reference) continue;
@@ -312,6 +322,7 @@ void GpuRunner::evaluate(const Candidate& candidate, bool is_reference, Measurem
     }
   }
 
+  restore_changed_inputs();
   prepare_outputs(/*poison=*/true);
   state_->busy_start.record(state_->stream.get());
   if (timing_.profile_checked_run) cuda::profiler_start();
@@ -360,6 +371,18 @@ void GpuRunner::keep_checked_outputs() {
     if (!host_[i].output) continue;
     std::vector<unsigned char>& bytes = checked_outputs_.emplace_back(state_->buffers[i].bytes());
     state_->buffers[i].download(bytes.data());
+  }
+}
+
+void GpuRunner::restore_changed_inputs() {
+  for (size_t i : changed_inputs_) {
+    const HostBuffer& host = host_[i];
+    if (host.device_fill) {
+      state_->fill->fill(arguments_[host.argument], state_->buffers[i], device_.sm_count,
+                         state_->stream);
+    } else {
+      state_->buffers[i].upload(host.input.data());
+    }
   }
 }
 

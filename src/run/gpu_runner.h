@@ -75,6 +75,9 @@ class GpuRunner : public Runner {
   void setup_device();
   // Each buffer's bytes for misused_arguments (run/argument_use.h), before or after the baseline.
   std::vector<std::vector<unsigned char>> argument_contents(bool before) const;
+  // The inputs the baseline changed (changed_inputs_) filled again as at the start, so that
+  // every variant's checked run reads the same inputs.
+  void restore_changed_inputs();
 
   // Runs the reference kernel on the inputs (with the baseline's scalar arguments) and keeps
   // its outputs as the reference of those outputs that have none given. Its failures are
@@ -162,8 +165,9 @@ class GpuRunner : public Runner {
   OutputCheckers checkers_;
   InputFillers fillers_;
   std::optional<ReferenceKernel> reference_;
-  bool reference_computed_ = false;  // its outputs are in host_, kept across context resets
-  std::string kernel_file_;          // named where a constant's symbol is missing
+  std::vector<size_t> changed_inputs_;  // host_ indexes of inputs the baseline wrote
+  bool reference_computed_ = false;     // its outputs are in host_, kept across context resets
+  std::string kernel_file_;             // named where a constant's symbol is missing
   DeviceInfo device_;
   std::unique_ptr<cuda::Context> context_;
   std::vector<HostBuffer> host_;

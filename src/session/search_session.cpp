@@ -288,9 +288,13 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
                                        " with --compile-only: expected a number of variants "
                                        "to compile (100) or none");
   }
+  // The spec's own budget of evaluations (a T1 file's ConfigurationCount) holds where no
+  // --budget is given; a time budget is no number of variants to compile.
+  const int64_t budget =
+      options.budget_evaluations.value_or(problem.spec().search.budget_evaluations);
   // Counted without walking a huge product (issue 27): the walk itself is minutes there.
   const ConfigCount valid = problem.space().count_valid_bounded();
-  if (request.budget.empty() && valid.configs > SearchRequest::kCompileOnlyUnasked) {
+  if (request.budget.empty() && budget == 0 && valid.configs > SearchRequest::kCompileOnlyUnasked) {
     throw Error(ErrorCode::kUsage,
                 (valid.estimated ? "about " : "") + std::to_string(valid.configs) +
                     " valid variants: --compile-only compiles every one unless --budget N "
@@ -301,7 +305,6 @@ SearchOutcome compile_everything(const Problem& problem, Compiler& compiler,
   outcome.compile_only = true;
   outcome.arch = request.arch;
   compile_reference_kernel(problem, compiler, request.arch);  // an error where it does not compile
-  const int64_t budget = options.budget_evaluations.value_or(0);
   outcome.planned =
       budget > 0 ? std::min(valid.configs, static_cast<uint64_t>(budget)) : valid.configs;
   outcome.planned_estimated = valid.estimated;
@@ -327,8 +330,8 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
   } else if (result.baseline.status != Status::kOk) {
     const std::string& why = result.baseline.message;
     baseline_warnings.push_back(
-        "the baseline (" + result.baseline.config + ") is " +
-        status_name(result.baseline.status) + ": " + why.substr(0, why.find('\n')) +
+        "the baseline (" + result.baseline.config + ") is " + status_name(result.baseline.status) +
+        ": " + why.substr(0, why.find('\n')) +
         "; it is stored as such, and the search went on with every variant checked against the "
         "expected outputs, not against the baseline");
   }

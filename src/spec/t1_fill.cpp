@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "gputune/error.h"
+#include "spec/t1_hdf5.h"
 
 namespace gputune {
 namespace {
@@ -35,7 +36,13 @@ class FillReader {
     }
     return source.get<std::string>();
   }
+  std::string beside_t1(const std::string& relative) const {
+    fs::path path(relative);
+    if (path.is_relative()) path = fs::path(t1_path_).parent_path() / path;
+    return path.lexically_normal().string();
+  }
   SharedBytes raw_file(const std::string& relative, ScalarType type) const;
+  SharedBytes hdf_file(const std::string& source, const std::string& name, ScalarType type) const;
 
   const json& item_;
   const std::string& pointer_;
@@ -45,9 +52,7 @@ class FillReader {
 };
 
 SharedBytes FillReader::raw_file(const std::string& relative, ScalarType type) const {
-  fs::path path(relative);
-  if (path.is_relative()) path = fs::path(t1_path_).parent_path() / path;
-  const std::string resolved = path.lexically_normal().string();
+  const std::string resolved = beside_t1(relative);
   std::ifstream in(resolved, std::ios::binary);
   if (!in || fs::is_directory(resolved)) {
     fail("DataSource",
@@ -64,6 +69,36 @@ SharedBytes FillReader::raw_file(const std::string& relative, ScalarType type) c
                            " bytes each); expected raw elements of the argument's type");
   }
   return bytes;
+}
+
+// DataSource "FILE" (its dataset named as the argument, or its only dataset) or
+// "FILE:DATASET" where FILE alone is no file.
+SharedBytes FillReader::hdf_file(const std::string& source, const std::string& name,
+                                 ScalarType type) const {
+  std::string file = source, dataset = name.empty() ? "" : "/" + name;
+  bool optional = true;
+  const size_t colon = source.rfind(':');
+  if (!fs::exists(beside_t1(source)) && colon != std::string::npos && colon > 0 &&
+      colon + 1 < source.size()) {
+    file = source.substr(0, colon);
+    dataset = source.substr(colon + 1);
+    optional = false;
+  }
+  const std::string resolved = beside_t1(file);
+  if (!fs::is_regular_file(resolved)) {
+    fail("DataSource",
+         what_ + " DataSource '" + source + "' cannot be read (looked for " + resolved +
+             "); expected an HDF5 file, relative to the T1 file, as " +
+             "FILE (its dataset named as the argument, or its only one) or " + "FILE:DATASET",
+         ErrorCode::kIo);
+  }
+  return read_hdf5_dataset(
+      resolved, dataset, optional, type, [&](ErrorCode code, const std::string& message) {
+        if (code == ErrorCode::kUsage) {
+          fail("FillType", what_ + " FillType BinaryHDF: " + message, code);
+        }
+        fail("DataSource", what_ + " DataSource '" + source + "' " + message, code);
+      });
 }
 
 void FillReader::read(ArgumentSpec* arg) const {
@@ -103,17 +138,23 @@ void FillReader::read(ArgumentSpec* arg) const {
     fail("FillType", what_ +
                          " FillType Script is refused: gputune never runs code a file names; "
                          "expected Constant, Random, Generator (an expression of the element "
-                         "index i) or BinaryRaw (a file of raw elements); for data a program "
-                         "makes, run it yourself and give its output as BinaryRaw");
+                         "index i), BinaryRaw (a file of raw elements) or BinaryHDF (a dataset "
+                         "of an HDF5 file); for data a program makes, run it yourself and give "
+                         "its output as BinaryRaw or BinaryHDF");
   } else if (fill == "BinaryHDF") {
-    fail("FillType", what_ +
-                         " FillType BinaryHDF is not supported yet; expected BinaryRaw: write "
-                         "the dataset's raw elements to a file (h5dump -b -d DATASET -o FILE) "
-                         "and name it in DataSource");
+    arg->fill = Fill::kData;
+    const std::string name = item_.contains("Name") && item_.at("Name").is_string()
+                                 ? item_.at("Name").get<std::string>()
+                                 : "";
+    arg->data = hdf_file(data_source(fill,
+                                     "an HDF5 file relative to the T1 file, as FILE (its "
+                                     "dataset named as the argument, or its only one) or "
+                                     "FILE:DATASET"),
+                         name, arg->type);
   } else {
     fail("FillType", what_ + " FillType '" + fill +
-                         "' is not a T1 fill type; expected Constant, Random, Generator or "
-                         "BinaryRaw");
+                         "' is not a T1 fill type; expected Constant, Random, Generator, "
+                         "BinaryRaw or BinaryHDF");
   }
 }
 

@@ -15,6 +15,7 @@
 #include "spec/t1_fill.h"
 #include "spec/t1_grid.h"
 #include "spec/t1_json_locations.h"
+#include "spec/t1_measure.h"
 #include "spec/t1_values.h"
 
 namespace gputune {
@@ -187,8 +188,8 @@ void T1Reader::read_kernel(const json& kernel, Spec* spec) {
     const json& options = kernel.at("CompilerOptions");
     if (!options.is_array()) fail(at + "/CompilerOptions", "CompilerOptions must be a list");
     for (size_t i = 0; i < options.size(); ++i) {
-      spec->compile_options.push_back(
-          string_at(options[i], at + "/CompilerOptions/" + std::to_string(i)));
+      std::string option = string_at(options[i], at + "/CompilerOptions/" + std::to_string(i));
+      if (!trim(option).empty()) spec->compile_options.push_back(option);  // KTT's files: [""]
     }
   }
 }
@@ -493,7 +494,7 @@ void T1Reader::read_launch(const json& kernel, Spec* spec) {
   if (launch.block.empty()) fail(at + "/LocalSize", "LocalSize has no X; expected at least X");
   launch.grid =
       divided ? divided_grid_of(kernel, *spec, global_grid, &spec->warnings) : global_grid;
-  if (kernel.contains("SharedMemory")) {
+  if (kernel.contains("SharedMemory") && !kernel.at("SharedMemory").is_null()) {
     const json& shared = kernel.at("SharedMemory");
     if (!(shared.is_number() && shared.get<double>() == 0)) {
       launch.dynamic_shared_bytes =
@@ -664,6 +665,8 @@ Spec T1Reader::read() {
     read_launch(kernel, &spec);
     read_budget(root, &spec);
     read_search(root, &spec);
+    read_t1_objective(root, where_, &spec.warnings);
+    time_unchecked_without_outputs(where_, &spec);
   } catch (const json::exception& e) {
     // A member of another type than the reader checks for: still the file's error, not ours.
     throw Error(ErrorCode::kSpec, path_ + ": unexpected JSON (" + std::string(e.what()) +

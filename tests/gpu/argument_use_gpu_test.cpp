@@ -3,6 +3,7 @@
 // error with --strict, and part of the error where the untouched output stops the search.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -72,6 +73,18 @@ TEST_F(ArgumentUseGpu, AnInputTheBaselineChangesIsAWarningAndAnErrorWithStrict) 
   const CommandResult strict = run_gputune(spec(", output: true", "") + "--strict");
   EXPECT_EQ(strict.exit_code, 65) << strict.err;
   EXPECT_TRUE(contains(strict.err, "changed 'x', declared read-only")) << strict.err;
+}
+
+// The kernel clears x after reading it: had the baseline's (and its timing runs') cleared x
+// reached the other variant, that variant would compute y = 1 and be a wrong answer. The
+// inputs the baseline changed are filled again before each variant's checked run.
+TEST_F(ArgumentUseGpu, EveryVariantReadsTheInputsAsFilledThoughTheBaselineChangedThem) {
+  const CommandResult r = run_gputune(spec(", output: true", "") + "--json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "filled again before each variant's checked run")) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  ASSERT_EQ(report["results"].size(), 2u) << r.out;
+  for (const auto& row : report["results"]) EXPECT_EQ(row["status"], "ok") << row.dump();
 }
 
 // The spec marks the wrong argument as its output (as the file of issue 30 did): the baseline's

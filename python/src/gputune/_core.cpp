@@ -355,36 +355,63 @@ py::dict analyze_from_python(const std::string& spec, const ProblemOverrides& ov
 // The core's messages name the command line's options ("use --compile-only", "--budget 3
 // parsecs: expected ..."); a Python caller gave keywords. Each option of the search table (and
 // --db) becomes its keyword: a flag "name=True", an option with a value "name=" before
-// its value. A message's own "(x=... in Python)" aside then says nothing new and goes.
+// its value. The other commands' options that Python takes as keywords (release(), select())
+// become theirs too, "name=" only before what reads as a value (a number, a quoted or
+// capitalised word, sm_90) and the bare name before prose ("--embed and --no-code"). A message's
+// own "(x=... in Python)" aside then says nothing new and goes.
 std::string in_python_spelling(const std::string& message) {
-  std::vector<std::pair<std::string, std::string>> spellings = {{"db", "db="}};
+  enum class Kind { kSearch, kFlag, kValue };
+  struct Spelling {
+    std::string name, keyword;
+    Kind kind;
+  };
+  std::vector<Spelling> spellings = {
+      {"db", "db=", Kind::kSearch},           {"cc", "cc", Kind::kValue},
+      {"sm-count", "sm_count", Kind::kValue}, {"device-name", "device_name", Kind::kValue},
+      {"embed", "embed", Kind::kValue},       {"top", "top", Kind::kValue},
+      {"spec", "spec", Kind::kValue},         {"no-code", "no_code=True", Kind::kFlag}};
   for (const SearchOption& option : search_options()) {
     std::string keyword = option.name;
     std::replace(keyword.begin(), keyword.end(), '-', '_');
-    spellings.emplace_back(option.name, keyword + (option.value.empty() ? "=True" : "="));
+    spellings.push_back(
+        {option.name, keyword + (option.value.empty() ? "=True" : "="), Kind::kSearch});
   }
   // Longest first, so that --replay-unverified is not read as --replay.
   std::sort(spellings.begin(), spellings.end(),
-            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+            [](const auto& a, const auto& b) { return a.name.size() > b.name.size(); });
   const auto word_char = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  };
+  // Prose is a word of small letters; anything else after an option is its value.
+  const auto value_follows = [&](size_t at) {
+    if (at + 1 >= message.size() || (message[at] != ' ' && message[at] != '=')) return false;
+    size_t end = at + 1;
+    while (end < message.size() && std::islower(static_cast<unsigned char>(message[end]))) ++end;
+    return end == at + 1 || (end < message.size() && word_char(message[end]));
   };
   std::string out;
   for (size_t at = 0; at < message.size();) {
     bool replaced = false;
     if (message.compare(at, 2, "--") == 0 && (at == 0 || !word_char(message[at - 1]))) {
-      for (const auto& [name, keyword] : spellings) {
+      for (const auto& [name, keyword, kind] : spellings) {
         const size_t end = at + 2 + name.size();
         if (message.compare(at + 2, name.size(), name) != 0) continue;
         if (end < message.size() && word_char(message[end])) continue;
-        out += keyword;
         at = end;
-        // "--budget 50" and "--budget=50" are both "budget=50".
-        if (keyword.back() == '=' && at < message.size() &&
-            (message[at] == ' ' || message[at] == '=')) {
-          ++at;
-        }
         replaced = true;
+        if (kind == Kind::kSearch || kind == Kind::kFlag) {
+          out += keyword;
+          // "--budget 50" and "--budget=50" are both "budget=50".
+          if (keyword.back() == '=' && at < message.size() &&
+              (message[at] == ' ' || message[at] == '=')) {
+            ++at;
+          }
+        } else if (kind == Kind::kValue && value_follows(at)) {
+          out += keyword + "=";
+          ++at;
+        } else {
+          out += keyword;
+        }
         break;
       }
     }

@@ -40,8 +40,8 @@ Rules parse_rules(const std::string& markdown) {
   const size_t section = markdown.find("## Dependency rules");
   if (section == std::string::npos) return rules;
   std::istringstream lines(markdown.substr(section));
-  static const std::regex kRow(R"(^\|\s*`([a-z_]+)`\s*\|([^|]*)\|)");
-  static const std::regex kName("`([a-z_]+)`");
+  static const std::regex kRow(R"(^\|\s*`([a-z0-9_]+)`\s*\|([^|]*)\|)");
+  static const std::regex kName("`([a-z0-9_]+)`");
   std::string line;
   std::getline(lines, line);  // the heading
   while (std::getline(lines, line) && line.rfind("## ", 0) != 0) {

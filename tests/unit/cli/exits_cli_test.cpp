@@ -166,6 +166,13 @@ TEST(CliExits, CompileOnlyFollowsTheBudgetAndRefusesAStrategyThatNeedsMeasuremen
   CommandResult timed = run_gputune("search " + spec.spec() + " --compile-only -q --budget 10m");
   EXPECT_EQ(timed.exit_code, 64) << timed.err;
   EXPECT_TRUE(contains(timed.err, "expected a number of variants")) << timed.err;
+  // The spec's own budget (a T1 file's Budget ConfigurationCount) holds without --budget,
+  // even over a space too large to compile unasked.
+  TempSpec budgeted(400, "out[i] = out[i] * (A + B);");
+  std::ofstream(budgeted.spec(), std::ios::app) << "search: {budget: 3}\n";
+  CommandResult own = run_gputune("search " + budgeted.spec() + " --compile-only -q");
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_TRUE(contains(own.out, "3 variants compiled for sm_90, 0 failed")) << own.out;
   // 400 x 400 = 160000 valid variants: more than compile-only takes without being asked.
   TempSpec huge(400, "out[i] = out[i] * (A + B);");
   CommandResult all = run_gputune("search " + huge.spec() + " --compile-only -q");

@@ -23,7 +23,12 @@ TEST(FormatsCli, T1FileRunsCompileOnly) {
   const std::string t1 = test::source_dir() + "/tests/formats/scaled_sum.json";
   CommandResult result = run_gputune("search " + t1 + " --compile-only --arch sm_90 -j 2");
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  // 8 block sizes x 4 tiles, less the 4 whose block_size_x * TILE exceeds 1024.
+  // The file's Budget (ConfigurationCount 20) holds.
+  EXPECT_NE(result.out.find("20 variants compiled for sm_90, 0 failed"), std::string::npos)
+      << result.out;
+  // Without it: 8 block sizes x 4 tiles, less the 4 whose block_size_x * TILE exceeds 1024.
+  result = run_gputune("search " + t1 + " --compile-only --arch sm_90 -j 2 --budget none");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("28 variants compiled for sm_90, 0 failed"), std::string::npos)
       << result.out;
 }

@@ -136,6 +136,19 @@ TEST_F(SearchTest, BudgetCountsEvaluationsIncludingReusedOnes) {
 
 // A stored row beyond the space (a damaged database) is the database's error before anything
 // runs; it ended the search afterwards as a usage error (64) when the report decoded it.
+TEST_F(SearchTest, TheSpecsOwnBudgetHoldsWhereNoOptionGivesOne) {
+  // A T1 file's Budget (ConfigurationCount) becomes the spec's, as YAML's search: {budget}.
+  Problem p = problem("search: {strategy: random, budget: 4}\n");
+  auto store = open_sqlite_store(":memory:");
+  FakeCompiler compiler;
+  FakeRunner runner;
+  EXPECT_EQ(run_search(p, runner, compiler, *store, SearchOptions{}).evaluated.size(), 4u);
+  SearchOptions more;
+  more.budget_evaluations = 6;  // --budget wins over the spec's
+  FakeRunner runner2;
+  EXPECT_EQ(run_search(p, runner2, compiler, *store, more).evaluated.size(), 6u);
+}
+
 TEST_F(SearchTest, AStoredConfigBeyondTheSpaceIsTheDatabasesError) {
   Problem p = problem();
   const std::string db = (dir_ / "beyond.db").string();

@@ -1,6 +1,6 @@
 // A T1 file's fill types as the schema has them: Generator (an expression of the element
 // index), BinaryRaw (a file of raw elements beside the T1 file), Script refused (no file ever
-// runs code), BinaryHDF refused with what to do; ReferenceArguments as the expected outputs.
+// runs code); ReferenceArguments as the expected outputs. BinaryHDF: t1_hdf5_test.cpp.
 // Every T1 file here is written by the test.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include "run/host_buffers.h"
 #include "space/problem.h"
 #include "spec/spec_loader.h"
+#include "support/t1_scale.h"
 #include "support/text.h"
 
 namespace gputune {
@@ -24,64 +25,7 @@ namespace fs = std::filesystem;
 
 using testing::contains;
 
-// A folder with a kernel `scale(out, x, n)` and T1 files whose `x` (and reference) vary.
-class T1Fill : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gputune_t1_fill_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "scale.cu")
-        << "extern \"C\" __global__ void scale(float* out, const float* x, int n) {\n"
-           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-           "  if (i < n) out[i] = 2.0f * x[i];\n}\n";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // The T1 file with `x_fill` as x's fill keys and `more` after Arguments.
-  std::string write(const std::string& x_fill, const std::string& more = "") const {
-    const fs::path path = dir_ / "scale.json";
-    std::ofstream(path)
-        << "{\n"
-           "  \"ConfigurationSpace\": {\"TuningParameters\": [\n"
-           "    {\"Name\": \"block_size_x\", \"Values\": \"[64, 128]\"}]},\n"
-           "  \"KernelSpecification\": {\n"
-           "    \"Language\": \"CUDA\", \"KernelName\": \"scale\",\n"
-           "    \"KernelFile\": \"scale.cu\", \"ProblemSize\": [1024],\n"
-           "    \"GlobalSizeType\": \"OpenCL\", \"GlobalSize\": {\"X\": 1024},\n"
-           "    \"LocalSize\": {\"X\": \"block_size_x\"},\n"
-           "    \"Arguments\": [\n"
-           "      {\"Name\": \"out\", \"Type\": \"float\", \"Size\": 1024,\n"
-           "       \"MemoryType\": \"Vector\", \"AccessType\": \"WriteOnly\"},\n"
-           "      {\"Name\": \"x\", \"Type\": \"float\", \"Size\": \"ProblemSize[0]\",\n"
-           "       \"MemoryType\": \"Vector\", \"AccessType\": \"ReadOnly\",\n"
-           "       "
-        << x_fill
-        << "},\n"
-           "      {\"Name\": \"n\", \"Type\": \"int32\", \"MemoryType\": "
-           "\"Scalar\",\n"
-           "       \"FillValue\": 1024}]"
-        << more << "}\n}\n";
-    return path.string();
-  }
-  void write_floats(const std::string& name, size_t count, float first = 0) const {
-    std::vector<float> values(count);
-    for (size_t i = 0; i < count; ++i) values[i] = first + static_cast<float>(i);
-    std::ofstream(dir_ / name, std::ios::binary)
-        .write(reinterpret_cast<const char*>(values.data()),
-               static_cast<std::streamsize>(count * sizeof(float)));
-  }
-  static std::string error_of(const std::string& path, ErrorCode code = ErrorCode::kSpec) {
-    try {
-      Problem problem(load_spec(path));
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      return e.what();
-    }
-    return "";
-  }
-
-  fs::path dir_;
-};
+class T1Fill : public testing::T1Scale {};
 
 TEST_F(T1Fill, AGeneratorFillsEachElementFromItsIndex) {
   const std::string path = write(R"("FillType": "Generator", "DataSource": "i % 3 + 0.25")");
@@ -137,12 +81,10 @@ TEST_F(T1Fill, BinaryRawReadsAFileBesideTheT1FileAndChecksItsSize) {
       << error;
 }
 
-TEST_F(T1Fill, ScriptIsRefusedAndBinaryHdfSaysWhatToDo) {
+TEST_F(T1Fill, ScriptIsRefusedAndAnUnknownFillTypeNamed) {
   std::string error = error_of(write(R"("FillType": "Script", "DataSource": "make_x.py")"));
   EXPECT_TRUE(contains(error, "scale.json:14:")) << error;
   EXPECT_TRUE(contains(error, "Script is refused: gputune never runs code")) << error;
-  error = error_of(write(R"("FillType": "BinaryHDF", "DataSource": "x.h5")"));
-  EXPECT_TRUE(contains(error, "BinaryHDF is not supported yet; expected BinaryRaw")) << error;
   error = error_of(write(R"("FillType": "Magic")"));
   EXPECT_TRUE(contains(error, "'Magic' is not a T1 fill type")) << error;
 }

@@ -176,9 +176,8 @@ TEST(T1Reader, UnmappableFeaturesAreRefusedWithWhereAndWhatInstead) {
                                              "\"Type\": \"half\""));
   EXPECT_NE(half.find("type 'half'"), std::string::npos) << half;
   const std::string fill =
-      error_of(replaced(text, "\"FillType\": \"Constant\"", "\"FillType\": \"BinaryHDF\""));
-  EXPECT_NE(fill.find("FillType BinaryHDF is not supported yet; expected BinaryRaw"),
-            std::string::npos)
+      error_of(replaced(text, "\"FillType\": \"Constant\"", "\"FillType\": \"Script\""));
+  EXPECT_NE(fill.find("FillType Script is refused: gputune never runs code"), std::string::npos)
       << fill;
   const std::string budget =
       error_of(replaced(text, "\"ConfigurationCount\"", "\"ConfigurationFraction\""));
@@ -311,6 +310,64 @@ TEST(T1Reader, DefaultsThatKeepTheConditionsAreTheBaselineWithoutANote) {
   const Problem problem(parse_t1_spec(fixture_text(), fixture_path()));
   EXPECT_EQ(problem.space().describe(problem.baseline_index()), "block_size_x=128 TILE=1");
   EXPECT_EQ(problem.baseline_note(), "");
+}
+
+// General.Objective and Minimize, as BAT writes them: time minimised is what gputune does; a
+// throughput maximised is ranked as time, with a warning saying why; anything else, and a
+// direction that contradicts the objective, is refused at the key.
+TEST(T1Reader, AnObjectiveIsHonouredOrRefusedWithTheReason) {
+  const std::string general = "\"TimeUnit\": \"Milliseconds\"";
+  const auto with = [&](const std::string& keys) {
+    return replaced(fixture_text(), general, general + ", " + keys);
+  };
+  EXPECT_TRUE(parse_t1_spec(with(R"("Objective": "time", "Minimize": true)"), fixture_path())
+                  .warnings.empty());
+  const Spec gflops =
+      parse_t1_spec(with(R"("Objective": "GFLOPs", "Minimize": false)"), fixture_path());
+  ASSERT_EQ(gflops.warnings.size(), 1u);
+  EXPECT_NE(gflops.warnings[0].find("scaled_sum.json:5:"), std::string::npos) << gflops.warnings[0];
+  EXPECT_NE(gflops.warnings[0].find("General.Objective 'GFLOPs' (maximised) is honoured by "
+                                    "minimising time"),
+            std::string::npos)
+      << gflops.warnings[0];
+
+  std::string error = error_of(with(R"("Objective": "energy")"));
+  EXPECT_NE(error.find("scaled_sum.json:5:"), std::string::npos) << error;
+  EXPECT_NE(error.find("General.Objective 'energy' is not something gputune measures"),
+            std::string::npos)
+      << error;
+  error = error_of(with(R"("Objective": "GB/s", "Minimize": true)"));
+  EXPECT_NE(error.find("General.Minimize true minimises GB/s, which no tuning wants"),
+            std::string::npos)
+      << error;
+  error = error_of(with(R"("Minimize": false)"));
+  EXPECT_NE(error.find("General.Minimize false maximises time"), std::string::npos) << error;
+}
+
+// What published files write, read as their own tools read it (bench/t1_suites): an empty
+// compiler option is none (KTT's ["" ]), a null SharedMemory is none, and a file without an
+// output is timed unchecked with a warning, as BAT's runners time it.
+TEST(T1Reader, EmptyOptionsNullSharedMemoryAndNoOutputAreReadAsTheSuitesToolsReadThem) {
+  const Spec options = parse_t1_spec(
+      replaced(replaced(fixture_text(), R"(["-std=c++17"])", R"(["", "-std=c++17", " "])"),
+               R"("Language": "CUDA",)", R"("Language": "CUDA", "SharedMemory": null,)"),
+      fixture_path());
+  EXPECT_EQ(options.compile_options, std::vector<std::string>{"-std=c++17"});
+  ASSERT_EQ(options.launches.size(), 1u);
+  EXPECT_FALSE(options.launches[0].dynamic_shared_bytes);
+  EXPECT_TRUE(options.check_outputs);
+
+  const Spec unchecked = parse_t1_spec(
+      replaced(fixture_text(), R"("AccessType": "WriteOnly")", R"("AccessType": "ReadWrite")"),
+      fixture_path());
+  EXPECT_FALSE(unchecked.check_outputs);
+  ASSERT_EQ(unchecked.warnings.size(), 1u);
+  EXPECT_NE(unchecked.warnings[0].find("scaled_sum.json:51:"), std::string::npos)
+      << unchecked.warnings[0];
+  EXPECT_NE(unchecked.warnings[0].find("no argument is an output (AccessType WriteOnly or "
+                                       "\"Output\": 1), so the variants are timed unchecked"),
+            std::string::npos)
+      << unchecked.warnings[0];
 }
 
 }  // namespace
