@@ -229,6 +229,18 @@ class FusedText {
            "; gputune_c += " + std::to_string(block_[0] * block_[1]) + ") {\n";
     out += "      const int gputune_tx = gputune_c % " + w + offset(-halo[0]) + ";\n";
     out += "      const int gputune_ty = gputune_c / " + w + offset(-halo[1]) + ";\n";
+    // A halo cell is computed only where the naive launch has a thread for it: the kernel's
+    // guards leave out the threads past the grid's end, the launch has none before its start.
+    std::string outside;
+    for (int d = 0; d < 2; ++d) {
+      if (halo[d] == 0) continue;
+      const std::string axis = d == 0 ? "x" : "y";
+      const std::string id = "(long long)blockIdx." + axis + " * blockDim." + axis +
+                             " + gputune_t" + axis;
+      outside += std::string(outside.empty() ? "" : " || ") + id + " < 0 || " + id +
+                 " >= (long long)gridDim." + axis + " * blockDim." + axis;
+    }
+    if (!outside.empty()) out += "      if (" + outside + ") continue;\n";
     if (uses_tile) {
       out += "      const bool gputune_in_tile = gputune_tx >= 0 && gputune_tx < " +
              std::to_string(block_[0]) + " && gputune_ty >= 0 && gputune_ty < " +

@@ -41,6 +41,7 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
     for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 320; gputune_c += 256) {
       const int gputune_tx = gputune_c % 32;
       const int gputune_ty = gputune_c / 32 - 1;
+      if ((long long)blockIdx.y * blockDim.y + gputune_ty < 0 || (long long)blockIdx.y * blockDim.y + gputune_ty >= (long long)gridDim.y * blockDim.y) continue;
       const bool gputune_in_tile = gputune_tx >= 0 && gputune_tx < 32 && gputune_ty >= 0 && gputune_ty < 8;
       [&]() {
   int x = blockIdx.x * blockDim.x + gputune_tx;

@@ -41,6 +41,7 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
     for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 360; gputune_c += 256) {
       const int gputune_tx = gputune_c % 36 - 2;
       const int gputune_ty = gputune_c / 36 - 1;
+      if ((long long)blockIdx.x * blockDim.x + gputune_tx < 0 || (long long)blockIdx.x * blockDim.x + gputune_tx >= (long long)gridDim.x * blockDim.x || (long long)blockIdx.y * blockDim.y + gputune_ty < 0 || (long long)blockIdx.y * blockDim.y + gputune_ty >= (long long)gridDim.y * blockDim.y) continue;
       [&]() {
   int x = blockIdx.x * blockDim.x + gputune_tx;
   int y = blockIdx.y * blockDim.y + gputune_ty;
@@ -58,6 +59,7 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
     for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 288; gputune_c += 256) {
       const int gputune_tx = gputune_c % 36 - 2;
       const int gputune_ty = gputune_c / 36;
+      if ((long long)blockIdx.x * blockDim.x + gputune_tx < 0 || (long long)blockIdx.x * blockDim.x + gputune_tx >= (long long)gridDim.x * blockDim.x) continue;
       [&]() {
   const int x = blockIdx.x * blockDim.x + gputune_tx;
   const int y = blockIdx.y * blockDim.y + gputune_ty;
