@@ -10,6 +10,7 @@
 #include "compile/compiler.h"
 #include "compile/compiler_log.h"
 #include "compile/cubin_symbols.h"
+#include "compile/standard_headers.h"
 #include "core/text.h"
 #include "gputune/error.h"
 
@@ -59,8 +60,14 @@ class NvrtcCompiler : public Compiler {
 
     ProgramPtr program(new nvrtcProgram(nullptr));
     const std::string source_name = request.source_name.empty() ? "kernel.cu" : request.source_name;
-    check(nvrtcCreateProgram(program.get(), request.source.c_str(), source_name.c_str(), 0, nullptr,
-                             nullptr),
+    std::vector<const char*> header_sources, header_names;
+    for (const StandardHeader& header : standard_headers(request.options)) {
+      header_sources.push_back(header.source);
+      header_names.push_back(header.name);
+    }
+    check(nvrtcCreateProgram(program.get(), request.source.c_str(), source_name.c_str(),
+                             static_cast<int>(header_sources.size()), header_sources.data(),
+                             header_names.data()),
           "nvrtcCreateProgram");
     for (const std::string& name : request.kernel_name_expressions) {
       check(nvrtcAddNameExpression(*program, name.c_str()), "nvrtcAddNameExpression");

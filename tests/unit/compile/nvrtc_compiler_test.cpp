@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "compile/compiler.h"
 #include "compile/cubin_symbols.h"
@@ -35,6 +39,28 @@ TEST(NvrtcCompiler, CompilesExternCKernel) {
   EXPECT_EQ(kernel.spill_bytes, 0);
   EXPECT_FALSE(kernel.image.empty());
   EXPECT_GT(kernel.compile_ms, 0);
+}
+
+// Kernels written for nvcc include <math.h> (BAT's FFT); NVRTC has no such file, so the
+// compiler gives its own (standard_headers.h), unless the kernel's folder has one.
+TEST(NvrtcCompiler, StandardHeadersNvrtcLacksAreGivenUnlessTheKernelHasItsOwn) {
+  auto compiler = make_nvrtc_compiler();
+  const std::string source =
+      "#include <math.h>\n#include <stdio.h>\n"
+      "extern \"C\" __global__ void k(float* a) { a[0] = sqrtf(a[0]) * (float)M_PI; }\n";
+  const auto kernel = compiler->compile(request_for(source, "k"));
+  ASSERT_TRUE(kernel.ok) << kernel.log;
+
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("gputune_math_h_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "math.h") << "#define M_PI 3\n#define OWN_MATH_H 1\n";
+  CompileRequest own = request_for(
+      "#include <math.h>\nextern \"C\" __global__ void k(int* a) { a[0] = OWN_MATH_H; }\n", "k");
+  own.options = {"--include-path=" + dir.string()};
+  const auto with_own = compiler->compile(own);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(with_own.ok) << with_own.log;
 }
 
 TEST(NvrtcCompiler, LowersTemplateNameExpressionAndReadsItsSharedMemory) {
