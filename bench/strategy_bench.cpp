@@ -16,6 +16,8 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,7 +27,10 @@
 #include "profile/variant_profilers.h"
 #include "replay/replay.h"
 #include "replay_bench.h"
+#include "search/report.h"
+#include "space/rule_pick.h"
 #include "strategy/bottleneck_strategy.h"
+#include "strategy/first_configs.h"
 #include "strategy/model_strategy.h"
 #include "strategy/strategy.h"
 #include "support/synthetic_recording.h"
@@ -183,6 +188,18 @@ int run_bench(const Options& options) {
     report << "\n### " << fs::path(paths[r]).filename().string() << " ("
            << problem.space().count_valid() << " valid variants, best " << fixed(best, 4) << " ms"
            << (recording.info.origin == "synthetic" ? ", synthetic" : "") << ")\n\n";
+    const std::optional<RulePick> pick = rule_pick(problem);
+    if (pick) {
+      const auto found =
+          std::find_if(recording.measurements.begin(), recording.measurements.end(),
+                       [&](const Measurement& m) { return m.config_index == pick->config_index; });
+      report << "The rules' pick: " << config_text(problem.space().json(pick->config_index));
+      if (found != recording.measurements.end() && found->status == Status::kOk) {
+        report << ", " << fixed(found->median_ms(), 4) << " ms ("
+               << fixed(best / found->median_ms(), 3) << " of the best)";
+      }
+      report << ".\n\n";
+    }
     report << "| strategy | prior | evals to 95% | evals to 99% | @25 | @50 | @100 | "
               "ms per model step |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& name : options.strategies) {
@@ -241,8 +258,23 @@ int run_bench(const Options& options) {
             profiled += strategy.stats().profiled;
             wall_s += run.measure_s + strategy.stats().profile_s;
           } else {
-            auto strategy = make_strategy(name, seed);
-            run = replay(*strategy, StrategyContext(problem.space()), recording, best, options);
+            // "rules" starts from the rules' pick; "NAME+rules" is NAME proposing it first, as
+            // every strategy of a search does. The others start without it.
+            const bool first = name.size() > 6 && name.compare(name.size() - 6, 6, "+rules") == 0;
+            const std::string base = first ? name.substr(0, name.size() - 6) : name;
+            std::unique_ptr<Strategy> strategy = make_strategy(base, seed);
+            if (first) strategy = proposing_first_configs(std::move(strategy));
+            StrategyContext context(problem.space());
+            context.problem_values = problem.problem_values();
+            if (options.geometry) {
+              context.launch = launch_of(problem.spec());
+              context.sm_count = recording.info.device.sm_count;
+            }
+            if ((first || base == "rules") && pick) {
+              const uint64_t start = problem.space().nearest_valid(pick->config_index);
+              if (start < problem.space().size()) context.first_configs = {start};
+            }
+            run = replay(*strategy, context, recording, best, options);
           }
           to95.push_back(run.to95);
           to99.push_back(run.to99);
@@ -298,7 +330,8 @@ const char* const kUsage =
     "  --seeds N              seeds per strategy (default 20)\n"
     "  --cap N                evaluations per run at most (default 300)\n"
     "  --batch N              proposals per batch (default 4)\n"
-    "  --strategies a,b       random, annealing, genetic, model, bottleneck\n"
+    "  --strategies a,b       random, annealing, genetic, model, bottleneck, rules (from the\n"
+    "                         rules' pick), NAME+rules (NAME proposing the pick first)\n"
     "  --results FILE         where the table goes (default bench/RESULTS.md)\n"
     "  --no-write             print only\n"
     "  --synthetic DIR        generate synthetic recordings there and replay them\n"

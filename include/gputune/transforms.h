@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gputune/spec.h"
@@ -68,6 +69,10 @@ struct TransformsReport {
   // Loop fusion's analysis of a launch sequence (the chain, the dependence distances, the
   // halos, what lives in shared memory), one line each; empty for a single launch.
   std::vector<std::string> fusion;
+  // The method's rules' pick, every strategy's first variant (docs/engine.md, "The rules'
+  // pick"): its config as JSON ("" where no rule fires) and, per knob, the rule that set it.
+  std::string rule_pick_config;
+  std::vector<std::pair<std::string, std::string>> rule_pick;  // knob, "value: rule"
   std::string text() const;
   std::string json() const;
 };

@@ -271,7 +271,11 @@ BottleneckAnalysis classify_bottleneck(const CounterValues& counters, int cc_maj
         a.achieved_occupancy * 100, a.required_occupancy * 100);
     a.remedies = {Remedy::kThreadParallelism, Remedy::kInstructionParallelism,
                   Remedy::kSharedStaging, Remedy::kVectorWidth};
-    if (a.occupancy_limiter == "registers") a.remedies.push_back(Remedy::kRegisterCap);
+    // Registers limit the warps in flight: capping them (and smaller thread merges) comes
+    // first, before the knobs that raise parallelism by using more registers.
+    if (a.occupancy_limiter == "registers") {
+      a.remedies.insert(a.remedies.begin(), Remedy::kRegisterCap);
+    }
   } else if (a.conflicts_per_request >= limits.conflicts_per_request) {
     a.step = BottleneckStep::kSharedMemory;
     a.verdict = format("shared-memory bank conflicts: %.2f per request (>= %.1f)",

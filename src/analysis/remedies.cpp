@@ -21,7 +21,9 @@ std::vector<RemedyKnob> knobs_for(const Spec& spec, Remedy remedy) {
     }
     if (const SourceTransform* source = find_source_transform(transform.name)) {
       for (const SourceRemedy& remedy : source->remedies) {
-        if (remedy.remedy == name) add_remedy_knob(knobs, {transform.name, remedy.direction});
+        if (remedy.remedy == name) {
+          add_remedy_knob(knobs, {transform.name, remedy.direction, remedy.value});
+        }
       }
     }
   }

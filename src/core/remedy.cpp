@@ -74,6 +74,7 @@ RemedyKnob parse_remedy_knob(const std::string& annotated) {
 }
 
 std::string describe_remedy_knob(const RemedyKnob& knob) {
+  if (!knob.value.empty()) return "set " + knob.name + " to " + knob.value;
   switch (knob.direction) {
     case KnobDirection::kRaise:
       return "raise " + knob.name;

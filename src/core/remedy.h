@@ -29,15 +29,19 @@ std::vector<std::string> remedy_names();
 // Which way a knob applies a remedy. A spec's `remedies:` writes "+UNROLL" for larger values,
 // "-BM" for smaller ones (larger tiles mean fewer blocks) and "WX" where either may help.
 enum class KnobDirection { kEither, kRaise, kLower };
+// A knob with symbolic values may name the one value that applies the remedy (the engine's
+// merge_layout: strided, against bank conflicts); empty for any value the direction allows.
 struct RemedyKnob {
   std::string name;
   KnobDirection direction = KnobDirection::kEither;
+  std::string value;
   bool operator==(const RemedyKnob& other) const {
-    return name == other.name && direction == other.direction;
+    return name == other.name && direction == other.direction && value == other.value;
   }
 };
 RemedyKnob parse_remedy_knob(const std::string& annotated);  // "+UNROLL" -> {UNROLL, kRaise}
-std::string describe_remedy_knob(const RemedyKnob& knob);    // "raise UNROLL", "change WX"
+std::string describe_remedy_knob(const RemedyKnob& knob);    // "raise UNROLL", "change WX",
+                                                             // "set merge_layout to strided"
 std::string describe_remedy_knobs(const std::vector<RemedyKnob>& knobs);  // "raise TM, lower BM"
 // Appends `knob` unless `knobs` holds one of its name: the first way a knob is named wins.
 void add_remedy_knob(std::vector<RemedyKnob>& knobs, const RemedyKnob& knob);

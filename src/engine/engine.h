@@ -72,6 +72,9 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
   // How many leading launches of the unit's `launches` become one kernel (0, 1: none).
   int fuse = 0;
+  // 1: in a 1-D grid, each block starts the loops whose accesses stride between blocks by a
+  // multiple of the memory partitions' span at an offset of its own (partition_offset.cpp).
+  int partition_offset = 0;
 
   bool neutral() const;
 };

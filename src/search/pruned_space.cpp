@@ -37,6 +37,7 @@ StrategyContext with_space(StrategyContext context, const SearchSpace& space) {
   out.profiler = context.profiler;
   out.planned_evaluations = context.planned_evaluations;
   out.planned_seconds = context.planned_seconds;
+  out.first_configs = std::move(context.first_configs);
   return out;
 }
 

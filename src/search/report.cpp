@@ -285,6 +285,10 @@ std::string format_table(const Report& report, size_t top) {
   out += racing_text(report);
   out += pruned_text(report.pruned);
   out += prior_pruning_text(report.prior_pruning);
+  if (!report.rule_pick_config.empty()) {
+    out += "rule pick (proposed first): " + config_text(report.rule_pick_config) + "\n";
+    for (const auto& [knob, rule] : report.rule_pick) out += "  " + knob + "=" + rule + "\n";
+  }
   size_t failures_shown = 0;
   for (const auto& m : report.failed) {
     if (failures_shown++ == 5) {
@@ -398,6 +402,11 @@ std::string format_json(const Report& report, size_t top) {
   if (!report.pruned.empty()) j["pruned"] = pruned_json(report.pruned);
   if (!nothing_to_say(report.prior_pruning)) {
     j["prior_pruning"] = prior_pruning_json(report.prior_pruning);
+  }
+  if (!report.rule_pick_config.empty()) {
+    j["rule_pick_config"] = nlohmann::json::parse(report.rule_pick_config);
+    j["rule_pick"] = nlohmann::json::object();
+    for (const auto& [knob, rule] : report.rule_pick) j["rule_pick"][knob] = rule;
   }
   if (report.search) {
     const SearchRecord& s = *report.search;

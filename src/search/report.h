@@ -35,6 +35,10 @@ struct Report {
   std::vector<PrunedConfigs> pruned;
   // How the prior data pruned the search (docs/pruning.md); without prior data, skipped.
   PruneResult prior_pruning;
+  // The rules' pick every strategy proposed first: its config, and per knob the rule that set
+  // it (space/rule_pick.h); empty config where there was none.
+  std::string rule_pick_config;
+  std::vector<std::pair<std::string, std::string>> rule_pick;  // knob, "value: rule"
   std::optional<SearchRecord> search;
   bool outputs_checked = true;  // false under `check: none`: said loudly in table and JSON
   // The check as --check/--atol/--rtol changed it ("--atol 0.01"), with the tolerances it

@@ -15,6 +15,7 @@
 #include "search/search_budget.h"
 #include "search/stored_results.h"
 #include "search/strategy_context.h"
+#include "strategy/first_configs.h"
 #include "strategy/shard_filter.h"
 
 namespace gputune {
@@ -156,7 +157,8 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
                     " decides from what it measured; use --strategy brute_force, or shard the "
                     "campaign's workloads instead (gputune plan)");
   }
-  auto strategy = restrict_to_shard(make_strategy(record.strategy, record.seed), options.shard);
+  auto strategy = restrict_to_shard(
+      proposing_first_configs(make_strategy(record.strategy, record.seed)), options.shard);
 
   ProgressTracker tracker(budget.total(problem.space()), progress);
   // A GPU worker started again mid-search fills its inputs anew: that shows as its phase.
@@ -192,6 +194,12 @@ SearchResult run_search(const Problem& problem, Runner& runner, Compiler& compil
   result.pruning = pruned.result;
   const SearchSpace& space = pruned.space ? *pruned.space : problem.space();
   StrategyContext context = with_space(std::move(full), space);
+  // Every strategy starts from the rules' pick (in the pruned space: its nearest valid config).
+  result.rule_pick = rule_pick(problem);
+  if (result.rule_pick) {
+    const uint64_t first = space.nearest_valid(result.rule_pick->config_index);
+    if (first < space.size()) context.first_configs = {first};
+  }
   if (budget.limited()) context.planned_evaluations = budget.total(space);
   tracker.set_total(budget.total(space));
   strategy->start(context);

@@ -12,6 +12,7 @@
 #include "gputune/progress.h"
 #include "run/runner.h"
 #include "space/problem.h"
+#include "space/rule_pick.h"
 #include "store/store.h"
 #include "strategy/prior_pruning.h"
 #include "strategy/variant_profiler.h"
@@ -69,6 +70,9 @@ struct SearchResult {
   SearchRecord record;
   // What the prior data pruned (PruneResult::skipped says why nothing, where nothing).
   PruneResult pruning;
+  // The method's rules' pick, which every strategy proposed first (space/rule_pick.h); absent
+  // where the spec has no engine knobs or no rule fired.
+  std::optional<RulePick> rule_pick;
 };
 
 // What identifies a workload in the store: the spec and its kernel, the problem values, the

@@ -344,6 +344,12 @@ SearchOutcome search_and_report(const Problem& problem, Runner& runner, Compiler
     report->pruned.push_back({prune_reason(result.pruning), result.pruning.pruned.size()});
   }
   report->prior_pruning = result.pruning;
+  if (result.rule_pick) {
+    report->rule_pick_config = problem.space().json(result.rule_pick->config_index);
+    for (const RuleChoice& choice : result.rule_pick->choices) {
+      report->rule_pick.emplace_back(choice.knob, choice.value.text() + ": " + choice.rule);
+    }
+  }
   report->outputs_checked = problem.spec().check_outputs;
   report->check_override = problem.spec().check_override;
   report->rtol = problem.spec().rtol;

@@ -11,6 +11,7 @@
 #include "search/report.h"
 #include "space/engine_knobs.h"
 #include "space/problem.h"
+#include "space/rule_pick.h"
 #include "transforms/generic_transform.h"
 #include "transforms/source_transforms.h"
 
@@ -75,7 +76,9 @@ TransformInfo transform_info(const Problem& problem, size_t d, bool listed) {
     info.engine = true;
     info.summary = source->summary;
     for (const SourceRemedy& remedy : source->remedies) {
-      info.remedies.push_back(remedy.remedy + direction_text(remedy.direction));
+      info.remedies.push_back(remedy.remedy + (remedy.value.empty()
+                                                   ? direction_text(remedy.direction)
+                                                   : " (" + remedy.value + ")"));
     }
     const engine::Analysis analysis = problem.engine_analysis({dimension.name});
     if (!analysis.parsed) {
@@ -127,6 +130,12 @@ TransformsReport transforms_report(const Spec& spec) {
     info.shared = fact.shared;
     info.decisions = fact.decisions;
     report.accesses.push_back(std::move(info));
+  }
+  if (const std::optional<RulePick> pick = rule_pick(problem)) {
+    report.rule_pick_config = problem.space().json(pick->config_index);
+    for (const RuleChoice& choice : pick->choices) {
+      report.rule_pick.emplace_back(choice.knob, choice.value.text() + ": " + choice.rule);
+    }
   }
   // Each engine knob the spec does not list, added alone with the values worth trying.
   for (const SourceTransform& source : source_transforms()) {
@@ -181,6 +190,11 @@ std::string TransformsReport::text() const {
   }
   if (!fusion.empty()) out << "\nloop fusion (the engine's fusion analysis):\n";
   for (const std::string& line : fusion) out << "  " << line << "\n";
+  if (!rule_pick_config.empty()) {
+    out << "\nthe rules' pick (every strategy's first variant): " << config_text(rule_pick_config)
+        << "\n";
+    for (const auto& [knob, rule] : rule_pick) out << "  " << knob << "=" << rule << "\n";
+  }
   if (!accesses.empty()) out << "\nglobal accesses (the engine's access analysis):\n";
   for (const AccessInfo& a : accesses) {
     out << "\n"
@@ -234,6 +248,11 @@ std::string TransformsReport::json() const {
   }
   out["accesses"] = accesses_json;
   if (!fusion.empty()) out["fusion"] = fusion;
+  if (!rule_pick_config.empty()) {
+    out["rule_pick_config"] = nlohmann::json::parse(rule_pick_config);
+    out["rule_pick"] = nlohmann::json::object();
+    for (const auto& [knob, rule] : rule_pick) out["rule_pick"][knob] = rule;
+  }
   return json_text(out, 2);
 }
 

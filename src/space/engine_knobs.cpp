@@ -173,6 +173,8 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.stage_shared = number;
     } else if (base == "fuse") {
       knobs.fuse = number;
+    } else if (base == "partition_offset") {
+      knobs.partition_offset = number;
     }
   }
   knobs.block_threads = std::move(block_threads);

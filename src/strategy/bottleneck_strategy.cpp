@@ -21,7 +21,7 @@ struct BottleneckStrategy::Impl {
   struct Steer {
     double median_ms = 0;
     std::vector<size_t> digits;
-    std::vector<std::optional<KnobDirection>> remedy;
+    std::vector<std::optional<RemedyKnob>> remedy;
     bool any_remedy = false;
   };
 
@@ -56,13 +56,17 @@ struct BottleneckStrategy::Impl {
     for (size_t d = 0; d < to.size(); ++d) {
       const size_t from = steer->digits[d];
       if (from == to[d]) continue;
-      const std::optional<KnobDirection>& way = steer->remedy[d];
+      const std::optional<RemedyKnob>& way = steer->remedy[d];
       if (!way) return false;
-      if (*way != KnobDirection::kEither) {
-        const Value& a = space->dimensions()[d].values[from];
-        const Value& b = space->dimensions()[d].values[to[d]];
+      const Value& a = space->dimensions()[d].values[from];
+      const Value& b = space->dimensions()[d].values[to[d]];
+      // A remedy that names its value (merge_layout: strided) moves the knob to that value.
+      if (!way->value.empty() && b.text() != way->value) return false;
+      if (way->direction != KnobDirection::kEither) {
         if (!a.is_number() || !b.is_number()) return false;
-        if ((b.as_number() > a.as_number()) != (*way == KnobDirection::kRaise)) return false;
+        if ((b.as_number() > a.as_number()) != (way->direction == KnobDirection::kRaise)) {
+          return false;
+        }
       }
       changed = true;
     }
@@ -116,7 +120,7 @@ struct BottleneckStrategy::Impl {
       stats.knobs.push_back(knob.name);
       const int dimension = space->dimension_index(knob.name);
       if (dimension < 0) continue;
-      next.remedy[dimension] = knob.direction;
+      next.remedy[dimension] = knob;
       next.any_remedy = true;
     }
     stats.step = profile.step;

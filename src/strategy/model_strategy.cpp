@@ -343,7 +343,13 @@ void ModelStrategy::observe(const std::vector<Measurement>& results) {
   Impl& s = *impl_;
   for (const Measurement& m : results) {
     auto found = s.observation_of.find(m.config_index);
-    if (found == s.observation_of.end()) continue;
+    if (found == s.observation_of.end()) {
+      // A config another strategy proposed (the rules' pick): learnt from as if proposed here.
+      if (m.config_index >= s.space->size()) continue;
+      s.add(m.config_index, 0);
+      s.observations.back().placeholder = true;
+      found = s.observation_of.find(m.config_index);
+    }
     Observation& o = s.observations[found->second];
     o.observed = true;
     o.ok = ok_log_time(m, &o.log_ms);

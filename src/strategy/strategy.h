@@ -48,6 +48,9 @@ struct StrategyContext {
   // spend it early on such a plan.
   uint64_t planned_evaluations = 0;
   double planned_seconds = 0;
+  // Configs every strategy proposes first, after the baseline (the method's rules' pick,
+  // space/rule_pick.h, wherever the spec has engine knobs); empty: none.
+  std::vector<uint64_t> first_configs;
 };
 
 // Ask/tell search driver. An empty proposal ends the search.

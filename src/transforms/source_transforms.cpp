@@ -46,6 +46,10 @@ std::string reject_stage(const std::string& name, const Value& value) {
          " is not an integer from 0 to 1024; expected 0 (as written), 1 (stage uncoalesced "
          "accesses through shared memory) or a loop's strip width (16, 32, ...)";
 }
+std::string reject_switch(const std::string& name, const Value& value) {
+  if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
+  return name + " value " + value.text() + " is not 0 or 1; expected 0 (as written) or 1";
+}
 std::string reject_layout(const std::string& name, const Value& value) {
   if (!value.is_number() &&
       (value.as_symbol() == "strided" || value.as_symbol() == "consecutive")) {
@@ -75,21 +79,32 @@ std::vector<SourceTransform> built_in() {
        T::kNone,
        Value(int64_t{1}),
        reject_merge,
-       {{"instruction_parallelism", D::kRaise}, {"register_tiling", D::kRaise}},
+       {{"instruction_parallelism", D::kRaise},
+        {"register_tiling", D::kRaise},
+        // Merged threads share their address arithmetic: fewer instructions per output.
+        {"cheaper_instructions", D::kRaise},
+        // Each merged output holds registers: smaller merges for occupancy.
+        {"register_cap", D::kLower}},
        "one thread does the work of N threads along x; the block shrinks N times along x",
        numbers({1, 2, 4, 8})},
       {"thread_merge_y",
        T::kNone,
        Value(int64_t{1}),
        reject_merge,
-       {{"instruction_parallelism", D::kRaise}, {"register_tiling", D::kRaise}},
+       {{"instruction_parallelism", D::kRaise},
+        {"register_tiling", D::kRaise},
+        // Merged threads share their address arithmetic: fewer instructions per output.
+        {"cheaper_instructions", D::kRaise},
+        // Each merged output holds registers: smaller merges for occupancy.
+        {"register_cap", D::kLower}},
        "one thread does the work of N threads along y; the block shrinks N times along y",
        numbers({1, 2, 4, 8})},
       {"merge_layout",
        T::kNone,
        Value(std::string("strided")),
        reject_layout,
-       {},
+       // Consecutive outputs put a merged thread's shared accesses N words apart: conflicts.
+       {{"padding", D::kEither, "strided"}},
        "where a merged thread's N outputs lie: a block apart (strided) or side by side "
        "(consecutive)",
        {Value(std::string("strided")), Value(std::string("consecutive"))}},
@@ -137,6 +152,14 @@ std::vector<SourceTransform> built_in() {
        "the first N launches of the sequence become one kernel: each block recomputes the halo "
        "of the intermediates, which live in shared memory",
        numbers({0, 2, 3})},
+      {"partition_offset",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_switch,
+       {{"block_order", D::kEither}},
+       "in a 1-D grid, each block starts the loops whose accesses camp on one memory partition "
+       "at an offset of its own",
+       numbers({0, 1})},
   };
 }
 

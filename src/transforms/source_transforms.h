@@ -22,6 +22,7 @@ TransformName parse_transform_name(const std::string& name);
 struct SourceRemedy {
   std::string remedy;
   KnobDirection direction = KnobDirection::kEither;
+  std::string value;  // the one value that applies it, for a knob with symbolic values
 };
 
 struct SourceTransform {

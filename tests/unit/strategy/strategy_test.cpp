@@ -111,7 +111,7 @@ const StrategyRegistrar kEveryOther{
 TEST(StrategyRegistry, ListsTheBuiltInStrategiesByRankAndOneRegisteredElsewhere) {
   EXPECT_EQ(strategy_names(),
             (std::vector<std::string>{"brute_force", "random", "annealing", "genetic", "model",
-                                      "bottleneck", "every_other"}));
+                                      "bottleneck", "rules", "every_other"}));
   SearchSpace space = make_space();
   auto strategy = make_strategy("every_other", 0);
   strategy->start(StrategyContext(space));
@@ -122,7 +122,7 @@ TEST(StrategyRegistry, RefusesATakenNameAndAMissingFactory) {
   EXPECT_THROW(
       register_strategy({"random", 5, [](uint64_t) { return make_strategy("random", 1); }}), Error);
   EXPECT_THROW(register_strategy({"nameless_factory", 5, nullptr}), Error);
-  EXPECT_EQ(strategy_names().size(), 7u);
+  EXPECT_EQ(strategy_names().size(), 8u);
 }
 
 }  // namespace
