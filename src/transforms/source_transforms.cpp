@@ -148,7 +148,7 @@ std::vector<SourceTransform> built_in() {
        T::kNone,
        Value(int64_t{0}),
        reject_fuse,
-       {},
+       {{"shared_staging", D::kRaise}},
        "the first N launches of the sequence become one kernel: each block recomputes the halo "
        "of the intermediates, which live in shared memory",
        numbers({0, 2, 3})},
