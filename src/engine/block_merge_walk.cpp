@@ -392,6 +392,7 @@ std::string BlockMergeWalk::compound(const clang::CompoundStmt* node, bool top) 
 }
 
 std::string BlockMergeWalk::statement(const clang::Stmt* node, const std::string& indent) {
+  if (is_block_level(node)) return text_.text(text_.extent(node));
   if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(node)) {
     return compound(block, false);
   }

@@ -367,4 +367,13 @@ bool any_node(const clang::Stmt* root, const std::function<bool(const clang::Stm
   return false;
 }
 
+bool is_block_level(const clang::Stmt* node) {
+  const auto* block = llvm::dyn_cast_or_null<clang::CompoundStmt>(node);
+  if (!block || block->body_empty()) return false;
+  const auto* first = llvm::dyn_cast<clang::DeclStmt>(block->body_front());
+  if (!first || !first->isSingleDecl()) return false;
+  const auto* variable = llvm::dyn_cast<clang::VarDecl>(first->getSingleDecl());
+  return variable && variable->getName() == kBlockThread;
+}
+
 }  // namespace gputune::engine

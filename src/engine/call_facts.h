@@ -76,6 +76,14 @@ const clang::Expr* read_glvalue(const clang::Stmt* node);
 // any other node.
 const clang::Expr* assigned_target(const clang::Stmt* node);
 
+// Block-level code: a compound statement that stage_shared writes for the real block as it is
+// after every merge (a tile's cooperative load over the launched threads, with constant
+// extents), marked by its first statement, the declaration of `gputune_block_thread`. The
+// merges copy it as written, once, and the index analyses see through it: it makes nothing
+// depend on a merged index (docs/engine.md, "Block-level code").
+constexpr const char* kBlockThread = "gputune_block_thread";
+bool is_block_level(const clang::Stmt* node);
+
 // Offers `found` every statement and expression under `root` (itself included; a parent
 // before its children) until it returns true; whether it did.
 bool any_node(const clang::Stmt* root, const std::function<bool(const clang::Stmt*)>& found);

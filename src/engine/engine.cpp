@@ -155,7 +155,8 @@ Analysis SourceEngine::analyse(const KernelUnit& unit, const std::vector<std::st
     }
     const Transformation* stage = nullptr;
     for (const Transformation* transformation : transformations()) {
-      if (transformation->knobs() == std::vector<std::string>{"stage_shared"}) {
+      const std::vector<std::string> own = transformation->knobs();
+      if (std::find(own.begin(), own.end(), "stage_shared") != own.end()) {
         stage = transformation;
       }
     }

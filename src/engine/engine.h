@@ -67,6 +67,12 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   // 1: each uncoalesced global access that the block's threads along y complete goes through a
   // shared tile of the naive block's extent, loaded (stored) cooperatively and coalesced.
   int stage_shared = 0;
+  // 1: in a loop stage_shared strip-mines, the next strip's tile words go into registers before
+  // this strip's iterations and into the tiles after the barrier (the method's prefetch).
+  int prefetch = 0;
+  // 2 or 4: a thread's reads of neighbouring words of a shared tile (thread merge's consecutive
+  // copies) become one float2 / float4 read where the alignment is provable; 1 leaves them.
+  int vector_width = 1;
   // The naive kernel's block (the spec's launch before thread and block merges) of each kernel,
   // for stage_shared's tiles; {0, 0, 0} for a kernel launched with several.
   std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
@@ -137,8 +143,9 @@ struct StagedTile {
 };
 
 // The static shared memory a variant's staged tiles take: each tile at the naive block of its
-// kernel (`knobs.naive_blocks`) and `knobs.stage_shared`, padded by pad_shared, once per
-// sub-block of a block merge. 0 where stage_shared is 0.
+// kernel (`knobs.naive_blocks`) and `knobs.stage_shared`, padded by pad_shared; a loop's tile
+// scaled by a block merge along its thread extent, another once per sub-block. 0 where
+// stage_shared is 0.
 GPUTUNE_ENGINE_API uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles,
                                                 const SourceKnobs& knobs);
 // The static shared memory a block may declare (48 KiB on every GPU since Fermi).
@@ -208,8 +215,9 @@ class GPUTUNE_ENGINE_API SourceEngine {
   // The verdicts on `knobs` as the spec names them ("unroll(k_loop)"); all of the engine's
   // knobs, without targets, when empty.
   Analysis analyse(const KernelUnit& unit, const std::vector<std::string>& knobs = {});
-  // Every non-neutral knob in turn, in the engine's fixed order (stage_shared, pad_shared,
-  // block merge, thread merge, unroll, launch_bounds); not ok with the first refusal.
+  // Every non-neutral knob in turn, in the engine's fixed order (stage_shared and prefetch,
+  // pad_shared, block merge, thread merge, vector_width, unroll, partition_offset,
+  // launch_bounds); not ok with the first refusal.
   Rewrite rewrite(const KernelUnit& unit, const SourceKnobs& knobs);
 
  private:

@@ -213,7 +213,7 @@ class DependenceWalk {
   }
 
   void statement(const clang::Stmt* node) {
-    if (!node) return;
+    if (!node || is_block_level(node)) return;
     ++sequence_;
     if (const auto* decls = llvm::dyn_cast<clang::DeclStmt>(node)) {
       for (const clang::Decl* decl : decls->decls()) {
@@ -337,6 +337,7 @@ Dims IndexDependence::dims(const clang::VarDecl* variable) const {
 
 Dims IndexDependence::compute(const clang::Stmt* node) const {
   Dims dims = 0;
+  if (is_block_level(node)) return 0;
   if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(node)) {
     const auto component = kernel_.builtin_component(member);
     if (component && component->first == source_.builtin) {

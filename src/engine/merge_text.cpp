@@ -44,6 +44,7 @@ class EditCollector : public clang::RecursiveASTVisitor<EditCollector> {
   EditCollector(const KernelText& text, const EditRules& rules) : text_(text), rules_(rules) {}
 
   bool TraverseStmt(clang::Stmt* node) {
+    if (is_block_level(node)) return true;  // written for the real block already
     if (const auto* expr = llvm::dyn_cast_or_null<clang::Expr>(node)) {
       if (auto replacement = rules_.expression(expr)) {
         edits.push_back({text_.replaceable(expr->getSourceRange()), *replacement});

@@ -255,6 +255,7 @@ std::string ThreadMergeWalk::header(const clang::Stmt* node, const clang::Stmt* 
 
 std::string ThreadMergeWalk::statement(const clang::Stmt* node, Layer& layer,
                                        const std::string& indent) {
+  if (is_block_level(node)) return text_.text(text_.extent(node));
   if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(node)) {
     return compound(block, layer, false);
   }

@@ -14,6 +14,7 @@
 // tile of rows; the naive matrix multiply becomes the shared-memory tiled one.
 #include <clang/Lex/Lexer.h>
 
+#include <algorithm>
 #include <map>
 
 #include "engine/call_facts.h"
@@ -234,10 +235,11 @@ StagedTile loop_tile(const Access& access) {
   return tile;
 }
 
-std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Access*>& staged,
-                        const SourceKnobs& knobs, std::set<std::string>& names,
-                        clang::Rewriter& rewriter) {
-  const std::string strip = std::to_string(knobs.stage_shared);
+std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& all,
+                        const std::vector<const Access*>& staged, const SourceKnobs& knobs,
+                        std::set<std::string>& names, clang::Rewriter& rewriter) {
+  const int strip_width = knobs.stage_shared;
+  const std::string strip = std::to_string(strip_width);
   // The loops in the order of the text, each with its staged accesses.
   std::vector<const clang::Stmt*> order;
   std::map<const clang::Stmt*, std::vector<const Access*>> of_loop;
@@ -250,6 +252,9 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Acce
     }
     of_loop[loop].push_back(access);
   }
+  const int merge[2] = {std::max(knobs.block_merge_x, 1), std::max(knobs.block_merge_y, 1)};
+  const int thread_merge[2] = {std::max(knobs.thread_merge_x, 1),
+                               std::max(knobs.thread_merge_y, 1)};
   uint64_t bytes = 0;
   for (const clang::Stmt* loop_statement : order) {
     const std::vector<const Access*>& accesses = of_loop[loop_statement];
@@ -261,6 +266,18 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Acce
                      "two staged loops under one condition: each needs it hoisted");
     }
     const std::array<uint32_t, 3>& block = knobs.naive_blocks.at(first.kernel->getNameAsString());
+    // The block as launched after the merges: the tiles' loads run on its threads.
+    uint32_t physical[2];
+    for (int d = 0; d < 2; ++d) {
+      if (block[d] % thread_merge[d] != 0) {
+        return refusal(kernel.place(first.kernel), kKnob,
+                       std::string("thread_merge_") + (d ? "y" : "x") + " " +
+                           std::to_string(thread_merge[d]) + " does not divide the naive block's " +
+                           std::to_string(block[d]) +
+                           " threads: the tiles' loads need the launched block");
+      }
+      physical[d] = block[d] / thread_merge[d] * merge[d];
+    }
     const LoopFacts& facts = first.loop_facts.back();
     const std::string iterator = facts.iterator->getNameAsString();
     const std::string count = iterator;  // the count's term is named after the iterator
@@ -277,102 +294,173 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Acce
       if (assignment->getOpcode() == clang::BO_Assign) start_expression = assignment->getRHS();
     }
     if (!start_expression || !kernel.file_range(start_expression->getSourceRange()).isValid() ||
-        !kernel.file_range(loop->getCond()->getSourceRange()).isValid()) {
+        !kernel.file_range(loop->getCond()->getSourceRange()).isValid() ||
+        !kernel.file_range(loop->getBody()->getSourceRange()).isValid()) {
       return refusal(kernel.place(loop), kKnob,
                      "its start or condition is not written in the kernel file (a macro's body)");
     }
     const std::string start_text = kernel.text(start_expression);
     const Spelling invariant = [](const std::string& name) { return "(long long)" + name; };
-    // The strip's first count and the words' counts.
-    const Spelling at_strip = [&](const std::string& name) -> std::string {
-      return name == count ? "gputune_s" : invariant(name);
-    };
+    // The loop's condition at a count of the strip (gputune_s: its first).
     const Comparison& condition = facts.condition->front();
-    const std::string strip_condition = condition.left.text(at_strip) + " " +
-                                        clang::BinaryOperator::getOpcodeStr(condition.op).str() +
-                                        " " + condition.right.text(at_strip);
+    const auto condition_at = [&](const std::string& at) {
+      const Spelling spelling = [&](const std::string& name) -> std::string {
+        return name == count ? at : invariant(name);
+      };
+      return condition.left.text(spelling) + " " +
+             clang::BinaryOperator::getOpcodeStr(condition.op).str() + " " +
+             condition.right.text(spelling);
+    };
+    const std::string strip_condition = condition_at("gputune_s");
 
     const std::string indent = indentation(kernel, where.statement);
     const std::string top_indent = indentation(kernel, first.top_statement);
     const std::string in = indent + "  ";
-    std::string declarations, loads;
+    std::string declarations, loads, preloads, next_loads;
+    uint32_t prefetched = 0;                   // words per thread
     std::map<std::string, std::string> tiles;  // array, index -> tile name
     for (const Access* access : accesses) {
       const Affine& index = *access->indices[0];
       const std::string thread = thread_term(index);
+      const int d = thread == "threadIdx.x" ? 0 : 1;
+      const std::string other_block = d ? "blockIdx.x" : "blockIdx.y";
+      // The tile's extent along the thread id: the naive block's, once per merged sub-block.
+      const uint32_t extent = block[d] * static_cast<uint32_t>(merge[d]);
       const bool along = along_loop(*access);
-      const uint32_t extent = block[thread == "threadIdx.x" ? 0 : 1];
+      std::vector<Comparison> guard;
+      for (const Comparison& c : *access->guard) {
+        const std::string other = d ? "threadIdx.x" : "threadIdx.y";
+        if ((c.left - c.right).coefficient(other).empty()) guard.push_back(c);
+      }
+      if (merge[1 - d] > 1) {
+        bool differs = !index.coefficient(other_block).empty();
+        for (const Comparison& c : guard) {
+          differs = differs || !(c.left - c.right).coefficient(other_block).empty();
+        }
+        if (differs) {
+          return refusal(kernel.original().place(access->expression), kKnob,
+                         "its words depend on " + other_block + ", along which block_merge puts " +
+                             std::to_string(merge[1 - d]) +
+                             " blocks together: each would need a tile of its own");
+        }
+      }
       const std::string key = access->array + '\0' + index.text();
       const bool fresh = !tiles.count(key);
       std::string& tile = tiles[key];
       if (fresh) tile = tile_name(access->array, names);
       const std::string column =
           from_zero ? iterator + " - gputune_s" : iterator + " - (" + start_text + ") - gputune_s";
-      rewriter.ReplaceText(kernel.file_range(access->expression->getSourceRange()),
-                           along ? tile + "[" + thread + "][" + column + "]"
-                                 : tile + "[" + column + "][" + thread + "]");
+      // The naive thread's row of the tile: its sub-block's rows first.
+      const std::string row = merge[d] == 1 ? thread
+                                            : "(" + thread + " + " + std::to_string(block[d]) +
+                                                  " * (blockIdx." + (d ? "y" : "x") + " % " +
+                                                  std::to_string(merge[d]) + "))";
+      rewriter.ReplaceText(
+          kernel.file_range(access->expression->getSourceRange()),
+          along ? tile + "[" + row + "][" + column + "]" : tile + "[" + column + "][" + row + "]");
       if (!fresh) continue;
-      const uint32_t rows = along ? extent : static_cast<uint32_t>(knobs.stage_shared);
-      const uint32_t columns = along ? static_cast<uint32_t>(knobs.stage_shared) : extent;
-      bytes += uint64_t{rows} * columns * element_bytes(kernel, *access);
-      declarations += "__shared__ " + element_type(kernel, *access) + " " + tile + "[" +
-                      std::to_string(rows) + "][" + std::to_string(columns) + "];\n" + top_indent;
-      // Word w of the tile: its row and column, its naive thread's id and its count.
+      TileLoad load;
+      load.tile = tile;
+      load.array = access->array;
+      load.element = element_type(kernel, *access);
+      load.rows = along ? extent : static_cast<uint32_t>(strip_width);
+      load.columns = along ? static_cast<uint32_t>(strip_width) : extent;
+      load.physical = {physical[0], physical[1]};
+      bytes += uint64_t{load.rows} * load.columns * element_bytes(kernel, *access);
+      declarations += "__shared__ " + load.element + " " + tile + "[" + std::to_string(load.rows) +
+                      "][" + std::to_string(load.columns) + "];\n" + top_indent;
+      // Word (gputune_i, gputune_c) of the tile: its naive thread's id and its count.
       const Spelling word = [&](const std::string& name) -> std::string {
         if (name == thread) return "gputune_i";
-        if (name == count) return "(gputune_s + gputune_c)";
+        if (name == count) return "(gputune_strip + gputune_c)";
         if (name == "blockDim.x") return std::to_string(block[0]);
         if (name == "blockDim.y") return std::to_string(block[1]);
         if (name == "blockDim.z") return "1";
+        const int b = name == "blockIdx.x" ? 0 : name == "blockIdx.y" ? 1 : -1;
+        if (b >= 0 && merge[b] > 1) {
+          return "(" + std::to_string(merge[b]) + " * (long long)" + name + ")";
+        }
         return invariant(name);
       };
-      std::vector<Comparison> guard;
-      for (const Comparison& c : *access->guard) {
-        const std::string other = thread == "threadIdx.x" ? "threadIdx.y" : "threadIdx.x";
-        if ((c.left - c.right).coefficient(other).empty()) guard.push_back(c);
-      }
       guard.push_back({condition.left, condition.op, condition.right});
-      const std::string threads = std::to_string(block[0] * block[1]);
-      const std::string words = std::to_string(uint64_t{rows} * columns);
-      const std::string row = along ? "gputune_i" : "gputune_c";
-      const std::string col = along ? "gputune_c" : "gputune_i";
-      loads += "{  // stage_shared: the block loads the strip's " + std::to_string(rows) + " x " +
-               std::to_string(columns) + " words of " + access->array +
-               ", neighbouring threads on neighbouring words\n" + in + "  " +
-               "for (int gputune_w = threadIdx.y * " + std::to_string(block[0]) +
-               " + threadIdx.x; gputune_w < " + words + "; gputune_w += " + threads + ") {\n" + in +
-               "    const long long " + row + " = gputune_w / " + std::to_string(columns) + ";\n" +
-               in + "    const long long " + col + " = gputune_w % " + std::to_string(columns) +
-               ";\n" + in + "    if (" + guard_text(guard, word) + ")\n" + in + "      " + tile +
-               "[" + row + "][" + col + "] = " + access->array + "[" + index.text(word) + "];\n" +
-               in + "  }\n" + in + "}\n" + in;
+      load.guard = guard_text(guard, word);
+      load.index = index.text(word);
+      load.row = along ? "gputune_i" : "gputune_c";
+      load.column = along ? "gputune_c" : "gputune_i";
+      if (!knobs.prefetch) {
+        loads += tile_load_text(load, LoadMode::kTile, "gputune_s", in) + "\n" + in;
+        continue;
+      }
+      // Prefetch: strip 0 into registers before the strips; each strip, its words from the
+      // registers into the tile, then the next strip's into the registers.
+      load.registers = tile + "_next";
+      prefetched += load.trips();
+      declarations += load.element + " " + load.registers + "[" + std::to_string(load.trips()) +
+                      "];\n" + top_indent;
+      preloads += tile_load_text(load, LoadMode::kRegisters, "0", indent) + "\n" + indent;
+      loads += tile_load_text(load, LoadMode::kFromRegisters, "", in) + "\n" + in;
+      next_loads +=
+          tile_load_text(load, LoadMode::kRegisters, "gputune_s + " + strip, in) + "\n" + in;
+    }
+    if (prefetched > kPrefetchWords) {
+      return refusal(kernel.place(loop), "prefetch",
+                     "the next strip's words would take " + std::to_string(prefetched) +
+                         " registers a thread, above the " + std::to_string(kPrefetchWords) +
+                         " prefetch allows (a narrower strip or more threads take fewer)");
     }
     if (bytes > kStaticSharedBytes) {
       return refusal(kernel.place(loop), kKnob,
                      "its tiles need " + std::to_string(bytes) +
                          " bytes of shared memory, above the 49152 a block declares statically");
     }
+    // The loop's body, its accesses reading the tiles; under the condition where it needs it.
+    const clang::Stmt* body = loop->getBody();
+    const clang::SourceLocation body_begin = kernel.sources().getExpansionLoc(body->getBeginLoc());
+    const std::string body_text = rewriter.getRewrittenText(
+        clang::CharSourceRange::getCharRange(body_begin, after(kernel, body)));
+    const bool guarded = where.guard && !runs_unguarded(kernel, all, accesses, where.guard, body);
+    const std::string guard_prefix = guarded ? "if (gputune_guard) " : "";
+    // A whole strip runs its T iterations unrolled; the last, partial one as the loop says.
+    const auto source_text = [&](clang::SourceLocation from, clang::SourceLocation to) {
+      return clang::Lexer::getSourceText(clang::CharSourceRange::getCharRange(from, to),
+                                         kernel.sources(), kernel.language())
+          .str();
+    };
+    const clang::CharSourceRange start_range =
+        kernel.file_range(start_expression->getSourceRange());
+    const clang::CharSourceRange condition_range =
+        kernel.file_range(loop->getCond()->getSourceRange());
+    const std::string strip_start = from_zero ? "gputune_s" : "(" + start_text + ") + gputune_s";
+    const std::string in_strip =
+        (from_zero ? iterator : iterator + " - (" + start_text + ")") + " < gputune_s + " + strip;
+    // A label in the body cannot be written twice: such a loop keeps its one, bounded copy.
+    const bool copied =
+        !any_node(body, [](const clang::Stmt* n) { return llvm::isa<clang::LabelStmt>(n); });
+    const std::string whole =
+        !copied ? ""
+                : "if (" + condition_at("(gputune_s + " + std::to_string(strip_width - 1) + ")") +
+                      ") {  // a whole strip: its iterations unrolled\n" + in + "#pragma unroll\n" +
+                      in +
+                      source_text(kernel.sources().getExpansionLoc(loop->getBeginLoc()),
+                                  start_range.getBegin()) +
+                      strip_start + source_text(start_range.getEnd(), condition_range.getBegin()) +
+                      in_strip + source_text(condition_range.getEnd(), body_begin) + guard_prefix +
+                      body_text + "\n" + in + "} else ";
     // The strip loop around the loop, which now runs the strip's iterations.
-    const std::string header = "for (int gputune_s = 0; " + strip_condition +
+    const std::string header = preloads + "for (int gputune_s = 0; " + strip_condition +
                                "; gputune_s += " + strip + ") {\n" + in + loads +
-                               "__syncthreads();\n" + in;
+                               "__syncthreads();\n" + in + next_loads;
     const std::string footer = "\n" + in + "__syncthreads();\n" + indent + "}";
     const clang::SourceLocation loop_begin =
         kernel.sources().getExpansionLoc(where.statement->getBeginLoc());
-    const clang::Stmt* last = loop->getBody();
     const clang::SourceLocation loop_end =
-        llvm::isa<clang::CompoundStmt>(last) ? after(kernel, loop) : after(kernel, last);
-    rewriter.ReplaceText(kernel.file_range(start_expression->getSourceRange()),
-                         from_zero ? "gputune_s" : "(" + start_text + ") + gputune_s");
-    const clang::CharSourceRange condition_range =
-        kernel.file_range(loop->getCond()->getSourceRange());
+        llvm::isa<clang::CompoundStmt>(body) ? after(kernel, loop) : after(kernel, body);
+    rewriter.ReplaceText(start_range, strip_start);
     rewriter.InsertTextBefore(condition_range.getBegin(), "(");
-    rewriter.InsertTextAfter(condition_range.getEnd(),
-                             ") && " +
-                                 (from_zero ? iterator : iterator + " - (" + start_text + ")") +
-                                 " < gputune_s + " + strip);
+    rewriter.InsertTextAfter(condition_range.getEnd(), ") && " + in_strip);
     if (!where.guard) {
       rewriter.InsertTextBefore(loop_begin, declarations + header);
+      rewriter.InsertTextAfter(loop_begin, whole);
       rewriter.InsertTextAfter(loop_end, footer);
       continue;
     }
@@ -397,8 +485,8 @@ std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Acce
                                "const bool gputune_guard = " + condition_text + ";\n" + indent);
     }
     rewriter.InsertTextBefore(loop_begin, header);
-    rewriter.InsertTextBefore(kernel.sources().getExpansionLoc(loop->getBody()->getBeginLoc()),
-                              "if (gputune_guard) ");
+    rewriter.InsertTextAfter(loop_begin, whole);
+    if (guarded) rewriter.InsertTextBefore(body_begin, guard_prefix);
     std::vector<const clang::Stmt*> before, rest;
     if (then_block) {
       bool seen = false;

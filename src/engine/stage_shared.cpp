@@ -13,6 +13,7 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
+#include <algorithm>
 #include <set>
 
 #include "engine/call_facts.h"
@@ -22,6 +23,7 @@ namespace gputune::engine {
 namespace {
 
 constexpr const char* kKnob = "stage_shared";
+constexpr const char* kPrefetch = "prefetch";
 
 // The naive block of the access's kernel, or the refusal.
 std::string naive_block(const ParsedKernel& kernel, const SourceKnobs& knobs, const Access& access,
@@ -89,14 +91,15 @@ bool candidate(const ParsedKernel& kernel, const Access& access) {
 
 class StageShared : public Transformation {
  public:
-  std::vector<std::string> knobs() const override { return {kKnob}; }
+  std::vector<std::string> knobs() const override { return {kKnob, kPrefetch}; }
 
   KnobVerdict verdict(const ParsedKernel& kernel, const KnobName& knob) const override {
     KnobVerdict verdict;
     if (!knob.target.empty()) {
-      verdict.reason = "stage_shared takes no target";
+      verdict.reason = knob.base + " takes no target";
       return verdict;
     }
+    if (knob.base == kPrefetch) return prefetch_verdict(kernel);
     const std::vector<Access> accesses = find_accesses(kernel);
     std::string stages, leaves;
     for (const Access& access : accesses) {
@@ -124,10 +127,42 @@ class StageShared : public Transformation {
     return verdict;
   }
 
-  bool active(const SourceKnobs& knobs) const override { return knobs.stage_shared != 0; }
+  bool active(const SourceKnobs& knobs) const override {
+    return knobs.stage_shared != 0 || knobs.prefetch != 0;
+  }
+
+  // Prefetch applies where stage_shared strip-mines a loop.
+  KnobVerdict prefetch_verdict(const ParsedKernel& kernel) const {
+    KnobVerdict verdict;
+    const std::vector<Access> accesses = find_accesses(kernel);
+    std::string loops;
+    for (const Access& access : accesses) {
+      if (access.loops.empty() || !candidate(kernel, access) ||
+          !obstacle(kernel, accesses, access).why.empty()) {
+        continue;
+      }
+      const SourcePlace place = kernel.place(access.loops.front());
+      if (loops.find(place.str()) != std::string::npos) continue;
+      loops += (loops.empty() ? "" : ", ") + place.str();
+      verdict.places.push_back(place);
+    }
+    verdict.applies = !loops.empty();
+    verdict.reason = verdict.applies
+                         ? "with stage_shared at a strip's width, loads the next strip's tile "
+                           "words into registers during each strip of the loops at " +
+                               loops
+                         : "there is no strip loop: stage_shared stages no loop of this kernel";
+    return verdict;
+  }
 
   std::string key(const SourceKnobs& knobs) const override {
-    std::string key = "stage_shared=" + std::to_string(knobs.stage_shared);
+    // A loop's tile loads are written for the launched block, which the merges shape.
+    std::string key = "stage_shared=" + std::to_string(knobs.stage_shared) +
+                      ",prefetch=" + std::to_string(knobs.prefetch) +
+                      ",merges=" + std::to_string(knobs.thread_merge_x) + "x" +
+                      std::to_string(knobs.thread_merge_y) + "/" +
+                      std::to_string(knobs.block_merge_x) + "x" +
+                      std::to_string(knobs.block_merge_y);
     for (const auto& [name, block] : knobs.naive_blocks) {
       key += "," + name + ":" + std::to_string(block[0]) + "x" + std::to_string(block[1]) + "x" +
              std::to_string(block[2]);
@@ -140,6 +175,17 @@ class StageShared : public Transformation {
     const auto refuse = [&](const SourcePlace& place, const std::string& why) {
       return Rewrite{false, "", refusal(place, kKnob, why)};
     };
+    if (knobs.prefetch != 0 && knobs.prefetch != 1) {
+      return Rewrite{false, "",
+                     refusal({kernel.unit().file_name, 0, 0, ""}, kPrefetch,
+                             "expected 0 or 1, not " + std::to_string(knobs.prefetch))};
+    }
+    if (knobs.prefetch && knobs.stage_shared == 0) {
+      return Rewrite{false, "",
+                     refusal({kernel.unit().file_name, 0, 0, ""}, kPrefetch,
+                             "there is no strip loop: stage_shared is 0, so no loop is "
+                             "strip-mined")};
+    }
     if (knobs.stage_shared < 1) {
       return refuse({kernel.unit().file_name, 0, 0, ""},
                     "expected 0 (as written) or a strip's width of 1 or more (stage), not " +
@@ -229,8 +275,14 @@ class StageShared : public Transformation {
             before, declaration + indent + cooperative + indent + "__syncthreads();\n" + indent);
       }
     }
+    if (knobs.prefetch && in_loops.empty()) {
+      return {false, "",
+              refusal(staged > 0 ? user.place(user.kernels().front()) : first_place, kPrefetch,
+                      "there is no strip loop: stage_shared stages no loop of this kernel" +
+                          (first_obstacle.empty() ? "" : " (" + first_obstacle + ")"))};
+    }
     if (!in_loops.empty()) {
-      if (const std::string why = stage_loops(kernel, in_loops, knobs, names, rewriter);
+      if (const std::string why = stage_loops(kernel, accesses, in_loops, knobs, names, rewriter);
           !why.empty()) {
         return {false, "", why};
       }
@@ -385,16 +437,22 @@ std::vector<StagedTile> stage_shared_tiles(const ParsedKernel& kernel) {
 
 uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles, const SourceKnobs& knobs) {
   if (knobs.stage_shared == 0) return 0;
+  const uint64_t merge_x = static_cast<uint64_t>(std::max(knobs.block_merge_x, 1));
+  const uint64_t merge_y = static_cast<uint64_t>(std::max(knobs.block_merge_y, 1));
   uint64_t bytes = 0;
   for (const StagedTile& tile : tiles) {
     const auto block = knobs.naive_blocks.find(tile.kernel);
     if (block == knobs.naive_blocks.end()) continue;
+    // A loop's tile is the merged block's (block merge scales it); another tile has a copy per
+    // sub-block.
+    const bool strip =
+        tile.rows == StagedTile::Extent::kStrip || tile.columns == StagedTile::Extent::kStrip;
     const auto extent = [&](StagedTile::Extent e) -> uint64_t {
       switch (e) {
         case StagedTile::Extent::kBlockX:
-          return block->second[0];
+          return block->second[0] * (strip ? merge_x : 1);
         case StagedTile::Extent::kBlockY:
-          return block->second[1];
+          return block->second[1] * (strip ? merge_y : 1);
         case StagedTile::Extent::kStrip:
           return static_cast<uint64_t>(knobs.stage_shared);
         case StagedTile::Extent::kOne:
@@ -406,10 +464,10 @@ uint64_t staged_shared_bytes(const std::vector<StagedTile>& tiles, const SourceK
     for (const auto& [target, elements] : knobs.pad_shared) {
       if (target.empty() || target == tile.name) pad = static_cast<uint64_t>(elements);
     }
-    bytes += uint64_t{tile.element_bytes} * extent(tile.rows) * (extent(tile.columns) + pad);
+    bytes += uint64_t{tile.element_bytes} * extent(tile.rows) * (extent(tile.columns) + pad) *
+             (strip ? 1 : merge_x * merge_y);
   }
-  return bytes * static_cast<uint64_t>(std::max(knobs.block_merge_x, 1)) *
-         static_cast<uint64_t>(std::max(knobs.block_merge_y, 1));
+  return bytes;
 }
 
 bool stage_candidate(const ParsedKernel& kernel, const Access& access) {

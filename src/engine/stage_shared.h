@@ -4,6 +4,8 @@
 // accesses, strip by strip) share.
 #include <clang/Rewrite/Core/Rewriter.h>
 
+#include <array>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,11 +46,47 @@ Obstacle loop_obstacle(const ParsedKernel& kernel, const std::vector<Access>& al
 // The tile a staged loop access reads (its extents), for stage_shared_tiles.
 StagedTile loop_tile(const Access& access);
 
-// Stages the loops of `staged` (accesses that passed loop_obstacle) strip by strip with
-// `rewriter`; `names` holds the tiles' names taken. "" or the refusal.
-std::string stage_loops(const ParsedKernel& kernel, const std::vector<const Access*>& staged,
-                        const SourceKnobs& knobs, std::set<std::string>& names,
-                        clang::Rewriter& rewriter);
+// Stages the loops of `staged` (accesses of `all` that passed loop_obstacle) strip by strip
+// with `rewriter`; `names` holds the tiles' names taken. "" or the refusal.
+std::string stage_loops(const ParsedKernel& kernel, const std::vector<Access>& all,
+                        const std::vector<const Access*>& staged, const SourceKnobs& knobs,
+                        std::set<std::string>& names, clang::Rewriter& rewriter);
+
+// One tile's cooperative load of a strip (stage_strip.cpp): `rows` x `columns` words of
+// `element`, word (row, column) spelled on `row` and `column` (gputune_i and gputune_c, in some
+// order) in `guard` and `index`, loaded by the `physical` block's threads.
+struct TileLoad {
+  std::string tile, array, element;
+  std::string registers;  // prefetch's: the thread's words of the next strip
+  uint32_t rows = 0, columns = 0;
+  std::array<uint32_t, 2> physical{1, 1};  // the launched block after the merges
+  std::string row, column;
+  // Which words lie in the array (the others are zero) and the word's index in it, the strip's
+  // first count spelled gputune_strip.
+  std::string guard, index;
+  // The words a thread loads.
+  uint32_t trips() const;
+};
+// Where a strip's words go: from the array into the tile, or (prefetch) into the thread's
+// registers, then from them into the tile.
+enum class LoadMode { kTile, kRegisters, kFromRegisters };
+// The load as block-level code (call_facts.h): one loop over the launched block's threads,
+// linear id threadIdx.x + X * threadIdx.y, a constant trip count unrolled, int arithmetic with
+// constant extents, words outside the array zero; `strip`: the strip's first count. `in`: the
+// indentation of its lines.
+std::string tile_load_text(const TileLoad& load, LoadMode mode, const std::string& strip,
+                           const std::string& in);
+// The most words prefetch holds in a thread's registers, over a loop's tiles.
+constexpr uint32_t kPrefetchWords = 64;
+
+// Whether a staged loop's body may run for every thread, without the condition `guard` (the
+// top-level `if` around the loop) that the naive threads ran it under: it assigns only locals
+// declared inside that `if`, calls only pure functions, divides no integers, and reads global
+// memory only through the staged accesses (`staged`, zero-filled tiles) and accesses of `all`
+// whose index depends on no thread or block id (a word some thread reads anyway).
+bool runs_unguarded(const ParsedKernel& kernel, const std::vector<Access>& all,
+                    const std::vector<const Access*>& staged, const clang::IfStmt* guard,
+                    const clang::Stmt* body);
 
 // The element type's name and size of the array an access goes through.
 std::string element_type(const ParsedKernel& kernel, const Access& access);

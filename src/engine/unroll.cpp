@@ -11,6 +11,7 @@
 #include <cctype>
 #include <map>
 
+#include "engine/call_facts.h"
 #include "engine/transformation.h"
 
 namespace gputune::engine {
@@ -46,7 +47,8 @@ class LoopCollector {
   // Whether `statement` holds a loop.
   bool walk(const clang::Stmt* statement, const clang::LabelStmt* label,
             const clang::AttributedStmt* attributes) {
-    if (!statement) return false;
+    // A staged tile's load keeps its own full unrolling.
+    if (!statement || is_block_level(statement)) return false;
     if (const auto* labelled = llvm::dyn_cast<clang::LabelStmt>(statement)) {
       return walk(labelled->getSubStmt(), labelled, nullptr);
     }

@@ -175,6 +175,10 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.fuse = number;
     } else if (base == "partition_offset") {
       knobs.partition_offset = number;
+    } else if (base == "prefetch") {
+      knobs.prefetch = number;
+    } else if (base == "vector_width") {
+      knobs.vector_width = number;
     }
   }
   knobs.block_threads = std::move(block_threads);

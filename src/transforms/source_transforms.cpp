@@ -50,6 +50,14 @@ std::string reject_switch(const std::string& name, const Value& value) {
   if (value.is_integer() && (value.as_number() == 0 || value.as_number() == 1)) return "";
   return name + " value " + value.text() + " is not 0 or 1; expected 0 (as written) or 1";
 }
+std::string reject_vector_width(const std::string& name, const Value& value) {
+  if (value.is_integer() &&
+      (value.as_number() == 1 || value.as_number() == 2 || value.as_number() == 4)) {
+    return "";
+  }
+  return name + " value " + value.text() +
+         " is not 1, 2 or 4; expected 1 (as written) or the words one vector access reads";
+}
 std::string reject_layout(const std::string& name, const Value& value) {
   if (!value.is_number() &&
       (value.as_symbol() == "strided" || value.as_symbol() == "consecutive")) {
@@ -160,6 +168,22 @@ std::vector<SourceTransform> built_in() {
        "in a 1-D grid, each block starts the loops whose accesses camp on one memory partition "
        "at an offset of its own",
        numbers({0, 1})},
+      {"prefetch",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_switch,
+       {{"instruction_parallelism", D::kRaise}},
+       "in a loop stage_shared strip-mines, the next strip's tile words are loaded into "
+       "registers during this strip's iterations",
+       numbers({0, 1})},
+      {"vector_width",
+       T::kNone,
+       Value(int64_t{1}),
+       reject_vector_width,
+       {{"vector_width", D::kRaise}},
+       "a thread's reads of 2 or 4 neighbouring words of a shared tile's row (thread merge's "
+       "consecutive copies) as one float2 / float4 read",
+       numbers({1, 2, 4})},
   };
 }
 

@@ -9,16 +9,24 @@ __global__ void band_matvec(float* y, const float* A, const float* x, int m, int
     float dot = 0.0f;
     if (gputune_guard) { y[row] = 0.0f; }
     for (int gputune_s = 0; gputune_s + (long long)lo <= (long long)hi; gputune_s += 8) {
-      {  // stage_shared: the block loads the strip's 64 x 8 words of A, neighbouring threads on neighbouring words
-        for (int gputune_w = threadIdx.y * 64 + threadIdx.x; gputune_w < 512; gputune_w += 64) {
-          const long long gputune_i = gputune_w / 8;
-          const long long gputune_c = gputune_w % 8;
-          if (gputune_i + 64*(long long)blockIdx.x < (long long)m && (gputune_s + gputune_c) + (long long)lo <= (long long)hi)
-            gputune_A_tile[gputune_i][gputune_c] = A[(long long)n*gputune_i + 64*(long long)n*(long long)blockIdx.x + (gputune_s + gputune_c) + (long long)lo];
+      {  // stage_shared: the block's 64 threads load the strip's 64 x 8 words of A (8 each), neighbouring threads on neighbouring words, zero outside A
+        const int gputune_block_thread = threadIdx.x;
+        const int gputune_strip = gputune_s;
+        #pragma unroll
+        for (int gputune_r = 0; gputune_r < 8; ++gputune_r) {
+          const int gputune_w = gputune_block_thread + 64 * gputune_r;
+          const int gputune_i = gputune_w / 8;
+          const int gputune_c = gputune_w % 8;
+          gputune_A_tile[gputune_i][gputune_c] = gputune_i + 64*(long long)blockIdx.x < (long long)m && (gputune_strip + gputune_c) + (long long)lo <= (long long)hi ? A[(long long)n*gputune_i + 64*(long long)n*(long long)blockIdx.x + (gputune_strip + gputune_c) + (long long)lo] : float();
         }
       }
       __syncthreads();
-      for (int j = (lo) + gputune_s; (j <= hi) && j - (lo) < gputune_s + 8; ++j) if (gputune_guard) {
+      if ((gputune_s + 7) + (long long)lo <= (long long)hi) {  // a whole strip: its iterations unrolled
+      #pragma unroll
+      for (int j = (lo) + gputune_s; j - (lo) < gputune_s + 8; ++j) {
+      dot += gputune_A_tile[threadIdx.x][j - (lo) - gputune_s] * x[j];
+    }
+      } else for (int j = (lo) + gputune_s; (j <= hi) && j - (lo) < gputune_s + 8; ++j) {
       dot += gputune_A_tile[threadIdx.x][j - (lo) - gputune_s] * x[j];
     }
       __syncthreads();

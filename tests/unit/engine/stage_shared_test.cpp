@@ -282,8 +282,8 @@ TEST(StageShared, TheVerdictNamesTheStagedLoops) {
   knobs.stage_shared = 32;
   knobs.pad_shared = {{"", 1}};
   knobs.block_merge_x = 2;
-  // A: 128 x 33, B: 32 x 65 floats, twice.
-  EXPECT_EQ(staged_shared_bytes(analysis.staged_tiles, knobs), 2u * 4 * (128 * 33 + 32 * 65));
+  // A: 128 x 33; B: 32 x (2 * 64 + 1), scaled by the block merge along x.
+  EXPECT_EQ(staged_shared_bytes(analysis.staged_tiles, knobs), 4u * (128 * 33 + 32 * 129));
 }
 
 TEST(StageShared, RefusesAKernelLaunchedWithSeveralBlockShapes) {

@@ -15,6 +15,7 @@
 #include "profile/variant_counters.h"
 #include "strategy/bottleneck_strategy.h"
 #include "test_paths.h"
+#include "transforms/source_transforms.h"
 
 namespace gputune {
 namespace {
@@ -142,6 +143,33 @@ TEST(EngineRemedies, BankConflictsSetTheMergeLayoutToStrided) {
   ASSERT_NE(layout, profile.knobs.end());
   EXPECT_EQ(layout->value, "strided");
   EXPECT_EQ(describe_remedy_knob(*layout), "set merge_layout to strided");
+}
+
+// The knobs engineer M adds (vector_width, prefetch) map once the engine has them: a DRAM-bound
+// variant raises vector_width, one stalled on dependencies raises prefetch.
+TEST(EngineRemedies, VectorWidthAndPrefetchMapWhereTheEngineHasThem) {
+  const std::vector<std::pair<std::string, std::string>> optional = {{"vector_width", "copy"},
+                                                                     {"prefetch", "sgemm_naive"}};
+  for (const auto& [knob, capture] : optional) {
+    const SourceTransform* transform = find_source_transform(knob);
+    if (transform == nullptr) continue;  // not a knob of this build's engine yet
+    Spec spec = engine_spec();
+    std::vector<Value> values = {transform->neutral};
+    for (const Value& v : transform->suggested) {
+      if (!is_neutral(*transform, v)) values.push_back(v);
+    }
+    spec.transforms.push_back({knob, values, {}, true});
+    CounterValues counters = fixture(capture);
+    if (knob == "prefetch") {
+      counters["smsp__warps_eligible.avg.per_cycle_active"] = 0.3;
+      counters["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"] = 100;
+    }
+    const VariantProfile profile = variant_profile(spec, counters, 0);
+    const auto found = std::find_if(profile.knobs.begin(), profile.knobs.end(),
+                                    [&](const RemedyKnob& k) { return k.name == knob; });
+    ASSERT_NE(found, profile.knobs.end()) << knob << " on " << capture << ": " << profile.step;
+    EXPECT_EQ(found->direction, KnobDirection::kRaise) << knob;
+  }
 }
 
 // Answers every profile with one case's counters, judged in the spec's terms as a search's
