@@ -66,6 +66,9 @@ struct TransformsReport {
   std::string note;
   std::vector<TransformInfo> transforms;  // the spec's, in its order, then the engine's others
   std::vector<AccessInfo> accesses;       // empty where the engine cannot parse the kernel
+  // Loop fusion's analysis of a launch sequence (the chain, the dependence distances, the
+  // halos, what lives in shared memory), one line each; empty for a single launch.
+  std::vector<std::string> fusion;
   // The method's rules' pick, every strategy's first variant (docs/engine.md, "The rules'
   // pick"): its config as JSON ("" where no rule fires) and, per knob, the rule that set it.
   std::string rule_pick_config;

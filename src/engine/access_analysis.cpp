@@ -542,11 +542,15 @@ bool segment_reused(const Access& access) {
 std::vector<Access> find_accesses(const ParsedKernel& kernel) {
   std::vector<Access> accesses;
   for (const clang::FunctionDecl* function : kernel.kernels()) {
-    if (!function->hasBody()) continue;
-    std::vector<Access> own = AccessWalk(kernel, function).run();
+    std::vector<Access> own = find_accesses(kernel, function);
     accesses.insert(accesses.end(), own.begin(), own.end());
   }
   return accesses;
+}
+
+std::vector<Access> find_accesses(const ParsedKernel& kernel, const clang::FunctionDecl* function) {
+  if (!function->hasBody()) return {};
+  return AccessWalk(kernel, function).run();
 }
 
 }  // namespace gputune::engine

@@ -102,6 +102,8 @@ bool segment_reused(const Access& access);
 // The global accesses of the kernels, in the order they run (the kernel's locals are replaced
 // by their reaching definitions).
 std::vector<Access> find_accesses(const ParsedKernel& kernel);
+// Those of one kernel function of the file.
+std::vector<Access> find_accesses(const ParsedKernel& kernel, const clang::FunctionDecl* function);
 
 // The facts as the engine reports them.
 std::vector<AccessFact> access_facts(const ParsedKernel& kernel);

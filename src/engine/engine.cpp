@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "engine/access_analysis.h"
+#include "engine/fusion_analysis.h"
 #include "engine/parsed_kernel.h"
 #include "engine/stage_shared.h"
 #include "engine/transformation.h"
@@ -30,6 +31,14 @@ std::string unit_key(const KernelUnit& unit) {
   for (const auto& [name, value] : unit.defines) key += name + '=' + value + '\0';
   key += '\1';
   for (const std::string& kernel : unit.kernels) key += kernel + '\0';
+  for (const LaunchBinding& launch : unit.launches) {
+    key += '\1' + launch.kernel + '\0';
+    for (const std::string& argument : launch.arguments) key += argument + '\0';
+    for (uint32_t extent : launch.block) key += std::to_string(extent) + ',';
+    for (uint32_t extent : launch.grid) key += std::to_string(extent) + ',';
+  }
+  key += '\1';
+  for (const std::string& output : unit.outputs) key += output + '\0';
   return key;
 }
 
@@ -109,6 +118,7 @@ Analysis SourceEngine::analyse(const KernelUnit& unit, const std::vector<std::st
   if (kernel->ok()) {
     analysis.accesses = access_facts(*kernel);
     analysis.staged_tiles = stage_shared_tiles(*kernel);
+    analysis.fusion = analyse_fusion(*kernel).facts;
   }
   std::vector<std::string> asked = knobs;
   if (asked.empty()) {

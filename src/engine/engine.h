@@ -19,6 +19,14 @@
 
 namespace gputune::engine {
 
+// One launch of a variant's sequence (the spec's `launches:` whose `when` holds), as loop
+// fusion sees it: the kernel it runs, the spec's argument bound to each of its parameters.
+struct LaunchBinding {
+  std::string kernel;                  // the function, without template arguments
+  std::vector<std::string> arguments;  // the spec's argument of each parameter, in order
+  std::array<uint32_t, 3> block{1, 1, 1}, grid{1, 1, 1};
+};
+
 // What is parsed: one kernel file as the compiler sees it.
 struct KernelUnit {
   std::string file_name;  // for messages: "matmul.cu" (or the path the spec gives)
@@ -29,6 +37,10 @@ struct KernelUnit {
   // The __global__ functions the launches name (without template arguments); the engine
   // transforms these.
   std::vector<std::string> kernels;
+  // For `fuse`: the variant's launches before fusion, and the spec's outputs (an intermediate
+  // that is one also reaches global memory).
+  std::vector<LaunchBinding> launches;
+  std::vector<std::string> outputs;
 };
 
 // How the N outputs of a merged thread lie: N blocks' width apart (neighbouring threads stay
@@ -68,6 +80,8 @@ struct GPUTUNE_ENGINE_API SourceKnobs {
   // The naive kernel's block (the spec's launch before thread and block merges) of each kernel,
   // for stage_shared's tiles; {0, 0, 0} for a kernel launched with several.
   std::map<std::string, std::array<uint32_t, 3>> naive_blocks;
+  // How many leading launches of the unit's `launches` become one kernel (0, 1: none).
+  int fuse = 0;
   // 1: in a 1-D grid, each block starts the loops whose accesses stride between blocks by a
   // multiple of the memory partitions' span at an offset of its own (partition_offset.cpp).
   int partition_offset = 0;
@@ -141,6 +155,43 @@ GPUTUNE_ENGINE_API uint64_t staged_shared_bytes(const std::vector<StagedTile>& t
 // The static shared memory a block may declare (48 KiB on every GPU since Fermi).
 constexpr uint64_t kStaticSharedBytes = 48 * 1024;
 
+// An intermediate of a fused chain: written by one stage, read by later ones from a shared
+// array of the writer's tile plus halo (`swap`: which of the fused kernel's shared arrays).
+struct FusedIntermediate {
+  std::string array;  // the spec's argument: "t1"
+  int writer = 0;     // the stage (launch) that writes it, from 0
+  int last_reader = 0;
+  int swap = 0;
+  std::string element_type;  // "float"
+  uint32_t element_bytes = 0;
+  bool global = false;  // also stored to global memory: an output, or a later launch reads it
+};
+
+// The fused kernel of the first `launches` launches.
+struct FusionPlan {
+  int launches = 0;
+  // The halo each stage computes around the block's tile, per dimension (x, y).
+  std::vector<std::array<int, 2>> halos;
+  std::vector<FusedIntermediate> intermediates;
+};
+
+// The loop-fusion analysis of the unit's launch sequence (docs/engine.md, "fuse").
+struct GPUTUNE_ENGINE_API FusionFacts {
+  int fusable = 0;      // how many leading launches fuse into one kernel (0: fewer than two)
+  std::string refusal;  // why the next launch does not join ("file:line:column: ...")
+  std::vector<std::string> lines;  // the analysis as `gputune transforms` prints it
+  std::vector<FusionPlan> plans;   // for 2, 3, ... fusable launches
+  const FusionPlan* plan(int launches) const;
+};
+
+// The fused kernel's name is the first launch's kernel's with this suffix: "k1_gputune_fused".
+inline constexpr const char* kFusedSuffix = "_gputune_fused";
+
+// The static shared memory of `fuse` leading launches fused at `block` (each swap array at its
+// largest intermediate's tile plus halo); 0 where fuse < 2 or beyond the fusable launches.
+GPUTUNE_ENGINE_API uint64_t fused_shared_bytes(const FusionFacts& facts, int fuse,
+                                               const std::array<uint32_t, 3>& block);
+
 // The kernel as parsed, its diagnostics, and the engine's verdicts on each knob.
 struct GPUTUNE_ENGINE_API Analysis {
   bool parsed = false;
@@ -152,6 +203,8 @@ struct GPUTUNE_ENGINE_API Analysis {
   std::vector<AccessFact> accesses;
   // The tiles stage_shared would declare.
   std::vector<StagedTile> staged_tiles;
+  // Loop fusion of the unit's launches (empty without two launches).
+  FusionFacts fusion;
   const KnobVerdict* find(const std::string& knob) const;
 };
 

@@ -35,7 +35,8 @@ const std::vector<const Transformation*>& transformations();
 
 // Registers a transformation from its own file: `const TransformationRegistrar kRegistrar{
 // 30, std::make_unique<ThreadMerge>()};`; rank orders them (5 stage_shared, 10 pad_shared, 20 block
-// merge, 30 thread merge, 35 vector_width, 40 unroll, 45 partition_offset, 50 launch_bounds).
+// merge, 30 thread merge, 35 vector_width, 40 unroll, 45 partition_offset, 50 launch_bounds;
+// 1 fuse, first, so the others apply to the fused kernel too).
 struct TransformationRegistrar {
   TransformationRegistrar(int rank, std::unique_ptr<Transformation> transformation);
 };

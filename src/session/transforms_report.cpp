@@ -116,7 +116,9 @@ TransformsReport transforms_report(const Spec& spec) {
       report.transforms.push_back(transform_info(problem, d, true));
     }
   }
-  for (const engine::AccessFact& fact : problem.engine_analysis({"stage_shared"}).accesses) {
+  const engine::Analysis analysis = problem.engine_analysis({"stage_shared"});
+  report.fusion = analysis.fusion.lines;
+  for (const engine::AccessFact& fact : analysis.accesses) {
     AccessInfo info;
     info.place = {fact.place.file, fact.place.line, fact.place.column, fact.place.text};
     info.kernel = fact.kernel;
@@ -186,6 +188,8 @@ std::string TransformsReport::text() const {
     }
     if (!t.remedies.empty()) out << "  remedies: " << join(t.remedies) << "\n";
   }
+  if (!fusion.empty()) out << "\nloop fusion (the engine's fusion analysis):\n";
+  for (const std::string& line : fusion) out << "  " << line << "\n";
   if (!rule_pick_config.empty()) {
     out << "\nthe rules' pick (every strategy's first variant): " << config_text(rule_pick_config)
         << "\n";
@@ -243,6 +247,7 @@ std::string TransformsReport::json() const {
                              {"decisions", a.decisions}});
   }
   out["accesses"] = accesses_json;
+  if (!fusion.empty()) out["fusion"] = fusion;
   if (!rule_pick_config.empty()) {
     out["rule_pick_config"] = nlohmann::json::parse(rule_pick_config);
     out["rule_pick"] = nlohmann::json::object();

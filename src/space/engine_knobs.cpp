@@ -44,6 +44,9 @@ std::string kernel_function_name(const std::string& kernel_name) {
 
 EngineKnobs::EngineKnobs(const Spec& spec, const std::vector<Dimension>& dimensions)
     : kernel_path_(spec.kernel_path), kernel_source_(spec.kernel_source) {
+  for (const ArgumentSpec& argument : spec.arguments) {
+    if (argument.output) outputs_.push_back(argument.name);
+  }
   for (size_t d = 0; d < dimensions.size(); ++d) {
     if (!dimensions[d].is_transform) continue;
     const SourceTransform* transform = find_source_transform(dimensions[d].name);
@@ -85,9 +88,19 @@ MergeFactors EngineKnobs::factors_at(const std::vector<Dimension>& dimensions,
   return factors;
 }
 
+bool EngineKnobs::has(const std::string& base) const {
+  return std::any_of(knobs_.begin(), knobs_.end(),
+                     [&](const Knob& knob) { return knob.transform->name == base; });
+}
+
 engine::KernelUnit EngineKnobs::unit(const std::vector<std::string>& compile_options,
-                                     const std::vector<std::string>& kernels) const {
+                                     const std::vector<std::string>& kernels,
+                                     std::vector<engine::LaunchBinding> launches) const {
   engine::KernelUnit unit;
+  if (!launches.empty()) {
+    unit.launches = std::move(launches);
+    unit.outputs = outputs_;
+  }
   unit.file_name = kernel_path_;
   unit.text = kernel_source_;
   const std::string folder = std::filesystem::path(kernel_path_).parent_path().string();
@@ -158,6 +171,8 @@ engine::SourceKnobs EngineKnobs::source_knobs(const std::vector<Value>& values,
       knobs.launch_bounds = number;
     } else if (base == "stage_shared") {
       knobs.stage_shared = number;
+    } else if (base == "fuse") {
+      knobs.fuse = number;
     } else if (base == "partition_offset") {
       knobs.partition_offset = number;
     } else if (base == "prefetch") {

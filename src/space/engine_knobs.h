@@ -42,8 +42,12 @@ class EngineKnobs {
 
   // What the engine parses for a variant compiled with `compile_options` (its -D macros and
   // include paths) that launches `kernels` (names as the spec writes them: "k<TILE>").
+  // `launches`: the launch sequence before fusion, for `fuse` (the spec's outputs come with it).
   engine::KernelUnit unit(const std::vector<std::string>& compile_options,
-                          const std::vector<std::string>& kernels) const;
+                          const std::vector<std::string>& kernels,
+                          std::vector<engine::LaunchBinding> launches = {}) const;
+  // Whether the spec lists the engine's knob `base` ("fuse").
+  bool has(const std::string& base) const;
   // The engine's knob values of a config; `block_threads`: threads per block of each kernel
   // (by its name without template arguments) after merging.
   engine::SourceKnobs source_knobs(const std::vector<Value>& values,
@@ -67,6 +71,7 @@ class EngineKnobs {
 
  private:
   std::string kernel_path_, kernel_source_;
+  std::vector<std::string> outputs_;
   std::vector<Knob> knobs_;
   engine::Analysis analysis_;
   std::vector<std::pair<size_t, std::string>> refused_;  // knob index, why

@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "gputune/error.h"
 #include "space/engine_knobs.h"
+#include "space/fused_launches.h"
 #include "transforms/generic_transform.h"
 
 namespace gputune {
@@ -302,6 +303,10 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
     const uint64_t baseline = space_->encode(digits);
     impl_->engine->add_limits([this, baseline] { return kernel_unit(baseline); }, space_.get(),
                               digits);
+    add_fusion_limits(*impl_->engine, space_.get(),
+                      [impl = impl_.get(), space = space_.get()](const std::vector<size_t>& d) {
+                        return impl->blocks_at(*space, d);
+                      });
     if (!impl_->engine->analysis().staged_tiles.empty()) {
       space_->add_limit({"exceed the " + std::to_string(engine::kStaticSharedBytes) +
                              " bytes of static shared memory a block may declare with "
@@ -379,38 +384,6 @@ Problem::Problem(Spec spec, const ProblemValues& at, uint32_t max_threads_per_bl
 }
 
 Problem::~Problem() = default;
-
-// Data a spec gives (a file's elements, a reference, Python's arrays) must be as long as the
-// buffer at these problem values: said here, where the spec is, not when a GPU worker fills it.
-void Problem::check_given_sizes() const {
-  const bool given =
-      std::any_of(spec_.arguments.begin(), spec_.arguments.end(), [](const ArgumentSpec& arg) {
-        return arg.data || arg.reference || (arg.reference_fill && arg.reference_fill->data);
-      });
-  if (!given) return;
-  const std::vector<BufferShape> shapes = buffers();
-  size_t next = 0;
-  for (const ArgumentSpec& arg : spec_.arguments) {
-    if (!arg.is_buffer) continue;
-    const BufferShape& shape = shapes[next++];
-    const uint64_t expected = shape.count * size_of(arg.type);
-    for (const auto& [bytes, what] :
-         {std::make_pair(arg.fill == Fill::kData ? arg.data : nullptr, "data"),
-          std::make_pair(arg.output ? arg.reference : nullptr, "reference"),
-          std::make_pair(arg.output && arg.reference_fill && arg.reference_fill->fill == Fill::kData
-                             ? arg.reference_fill->data
-                             : nullptr,
-                         "reference")}) {
-      if (bytes && bytes->size() != expected) {
-        fail(arg.where, "argument '" + arg.name + "': its " + what + " has " +
-                            std::to_string(bytes->size()) + " bytes, but " + arg.count.text +
-                            " = " + std::to_string(shape.count) + " " + type_name(arg.type) +
-                            " elements need " + std::to_string(expected) +
-                            "; expected data of the argument's size");
-      }
-    }
-  }
-}
 
 ReferenceLaunch Problem::resolve_reference() const {
   const ReferenceKernelSpec& spec = *spec_.reference_kernel;
@@ -529,6 +502,8 @@ const EngineKnobs& Problem::engine_knobs() const { return *impl_->engine; }
 
 engine::KernelUnit Problem::kernel_unit(uint64_t index) const {
   const std::vector<Value> values = space_->values(index);
+  std::vector<engine::LaunchBinding> unfused;
+  if (impl_->engine->has("fuse")) make_variant(index, false, &unfused);
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->set(*space_, index);
   std::vector<std::string> kernels;
@@ -537,7 +512,7 @@ engine::KernelUnit Problem::kernel_unit(uint64_t index) const {
     if (expressions.when && expressions.when->evaluate() == 0) continue;
     kernels.push_back(spec_.launches[l].kernel_name.text);
   }
-  return impl_->engine->unit(compile_options(values, space_->describe(index)), kernels);
+  return impl_->engine->unit(compile_options(values, space_->describe(index)), kernels, unfused);
 }
 
 engine::Analysis Problem::engine_analysis(const std::vector<std::string>& knobs) const {
@@ -563,7 +538,8 @@ bool Problem::merge(const std::vector<Value>& values, Variant* v) const {
 
 // The engine's rewrite of the kernel. A refusal becomes the variant's, never an exception: one
 // variant's rare combination must not stop a search.
-void Problem::rewrite(const std::vector<Value>& values, Variant* v) const {
+void Problem::rewrite(const std::vector<Value>& values, std::vector<engine::LaunchBinding> unfused,
+                      Variant* v) const {
   const EngineKnobs& engine = *impl_->engine;
   std::map<std::string, uint32_t> block_threads;
   for (const Launch& launch : v->launches) {
@@ -593,7 +569,7 @@ void Problem::rewrite(const std::vector<Value>& values, Variant* v) const {
   engine::SourceKnobs knobs = engine.source_knobs(values, block_threads);
   knobs.naive_blocks = std::move(naive_blocks);
   const engine::Rewrite rewritten =
-      engine::source_engine().rewrite(engine.unit(v->compile_options, kernels), knobs);
+      engine::source_engine().rewrite(engine.unit(v->compile_options, kernels, unfused), knobs);
   if (rewritten.ok) {
     v->source = rewritten.source;
   } else {
@@ -605,7 +581,8 @@ Variant Problem::variant(uint64_t index) const { return make_variant(index, true
 
 Variant Problem::geometry(uint64_t index) const { return make_variant(index, false); }
 
-Variant Problem::make_variant(uint64_t index, bool with_source) const {
+Variant Problem::make_variant(uint64_t index, bool with_source,
+                              std::vector<engine::LaunchBinding>* unfused) const {
   const std::vector<Value> values = space_->values(index);
   const auto& dimensions = space_->dimensions();
   Variant v;
@@ -675,7 +652,13 @@ Variant Problem::make_variant(uint64_t index, bool with_source) const {
   }
   lock.unlock();  // the engine parses outside the lock: variants of other threads go on
   // The engine's launches are the kernel's as rewritten; generic transforms apply to those.
-  if (!impl_->engine->neutral(values) && merge(values, &v) && with_source) rewrite(values, &v);
+  std::vector<engine::LaunchBinding> bindings;
+  if (impl_->engine->has("fuse")) bindings = launch_bindings(spec_, v);
+  if (unfused) *unfused = bindings;
+  fuse_launches(fuse_value(*impl_->engine, values), &v);
+  if (!impl_->engine->neutral(values) && merge(values, &v) && with_source) {
+    rewrite(values, std::move(bindings), &v);
+  }
   apply_transforms(dimensions, values, &v);
   return v;
 }

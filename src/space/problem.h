@@ -122,12 +122,15 @@ class Problem {
   // folder); the caller holds the scope's lock with the config set.
   std::vector<std::string> compile_options(const std::vector<Value>& values,
                                            const std::string& config) const;
-  Variant make_variant(uint64_t index, bool with_source) const;
+  // `unfused` (where given) receives the launches before `fuse` made one of the first ones.
+  Variant make_variant(uint64_t index, bool with_source,
+                       std::vector<engine::LaunchBinding>* unfused = nullptr) const;
   // The launches of a config whose engine knobs merge threads or blocks; false (with the
   // variant's refusal) where they cannot be merged.
   bool merge(const std::vector<Value>& values, Variant* v) const;
   // The engine's source of a config whose engine knobs are not neutral.
-  void rewrite(const std::vector<Value>& values, Variant* v) const;
+  void rewrite(const std::vector<Value>& values, std::vector<engine::LaunchBinding> unfused,
+               Variant* v) const;
 
   Spec spec_;
   ProblemValues problem_values_;

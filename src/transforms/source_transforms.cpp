@@ -35,6 +35,11 @@ std::string reject_pad(const std::string& name, const Value& value) {
 std::string reject_launch_bounds(const std::string& name, const Value& value) {
   return reject_count(name, value, 0, "0 (no __launch_bounds__) or the blocks per SM to ask for");
 }
+std::string reject_fuse(const std::string& name, const Value& value) {
+  return reject_count(name, value, 0,
+                      "0 (no fusion) or how many leading launches of the sequence become one "
+                      "kernel (2, 3, ...)");
+}
 std::string reject_stage(const std::string& name, const Value& value) {
   if (value.is_integer() && value.as_number() >= 0 && value.as_number() <= 1024) return "";
   return name + " value " + value.text() +
@@ -157,6 +162,14 @@ std::vector<SourceTransform> built_in() {
        "each uncoalesced global access goes through a shared tile loaded (stored) cooperatively "
        "and coalesced; a loop's reads a tile per strip of N iterations",
        numbers({0, 1, 16, 32})},
+      {"fuse",
+       T::kNone,
+       Value(int64_t{0}),
+       reject_fuse,
+       {{"shared_staging", D::kRaise}},
+       "the first N launches of the sequence become one kernel: each block recomputes the halo "
+       "of the intermediates, which live in shared memory",
+       numbers({0, 2, 3})},
       {"partition_offset",
        T::kNone,
        Value(int64_t{0}),

@@ -182,7 +182,7 @@ TEST_F(SpecCheckTest, InMemoryOnlyMistakes) {
             "unknown transform 'block_ordr' (did you mean 'block_order'?); expected one of: "
             "block_order, max_registers, fast_math, unroll, thread_merge_x, thread_merge_y, "
             "merge_layout, block_merge_x, block_merge_y, pad_shared, launch_bounds, stage_shared, "
-            "partition_offset, prefetch, vector_width, thread_split_x");
+            "fuse, partition_offset, prefetch, vector_width, thread_split_x");
   spec = in_memory();
   spec.launches[0].grid.clear();
   EXPECT_NE(message([&] { check_spec(spec); }).find("launch has no 'grid'"), std::string::npos);

@@ -1,0 +1,335 @@
+// fuse: the first N launches of the sequence become one kernel, appended to the file (the
+// originals stay for the launches left unfused). Each stage's block computes its tile plus the
+// halo its later stages read, its threads looping over those cells with the naive kernel's body
+// run for each (threadIdx.x/y become the cell's ids, which may lie outside the block); the
+// intermediates go through shared swap arrays, with a barrier between stages.
+#include <clang/Rewrite/Core/Rewriter.h>
+
+#include <algorithm>
+#include <set>
+
+#include "engine/call_facts.h"
+#include "engine/fusion_analysis.h"
+#include "engine/transformation.h"
+
+namespace gputune::engine {
+namespace {
+
+constexpr const char* kKnob = "fuse";
+
+struct Failure {
+  std::string message;
+};
+
+// The cell's ids in place of the thread's, in every threadIdx.x/y under `root` that no
+// replaced access holds.
+void use_cell_ids(const ParsedKernel& kernel, clang::Rewriter& rewriter, const clang::Stmt* root,
+                  const std::set<const clang::Stmt*>& skipped) {
+  any_node(root, [&](const clang::Stmt* node) {
+    const auto* member = llvm::dyn_cast<clang::MemberExpr>(node);
+    if (!member || skipped.count(member)) return false;
+    const auto component = kernel.builtin_component(member);
+    if (!component || component->first != Builtin::kThreadIdx || component->second == 'z') {
+      return false;
+    }
+    const clang::CharSourceRange range = kernel.file_range(member->getSourceRange());
+    if (range.isInvalid()) {
+      throw Failure{refusal(kernel.place(member), kKnob,
+                            "a thread id written in a macro's body cannot become the cell's")};
+    }
+    rewriter.ReplaceText(range, component->second == 'x' ? "gputune_tx" : "gputune_ty");
+    return false;
+  });
+}
+
+// Every node under `root`, itself included.
+void collect(const clang::Stmt* root, std::set<const clang::Stmt*>* nodes) {
+  any_node(root, [nodes](const clang::Stmt* node) {
+    nodes->insert(node);
+    return false;
+  });
+}
+
+clang::CharSourceRange range_of(const ParsedKernel& kernel, const clang::Stmt* node) {
+  const clang::CharSourceRange range = kernel.file_range(node->getSourceRange());
+  if (range.isInvalid()) {
+    throw Failure{refusal(kernel.place(node), kKnob, "it is written in a macro's body")};
+  }
+  return range;
+}
+
+// "const float* __restrict__ " of `const float* __restrict__ in`.
+std::string declared_type(const ParsedKernel& kernel, const clang::ParmVarDecl* parameter) {
+  const std::string text = kernel.text(parameter->getSourceRange());
+  const std::string name = parameter->getNameAsString();
+  if (name.empty() || text.size() < name.size() ||
+      text.compare(text.size() - name.size(), name.size(), name) != 0) {
+    throw Failure{refusal(kernel.place(parameter), kKnob,
+                          "its parameter is not declared as `type name`, which the fused "
+                          "kernel copies")};
+  }
+  return text.substr(0, text.size() - name.size());
+}
+
+class FusedText {
+ public:
+  FusedText(const ParsedKernel& kernel, const FusionAnalysis& analysis, const FusionPlan& plan)
+      : kernel_(kernel), stages_(analysis.stages), plan_(plan) {
+    block_ = stages_[0].binding->block;
+  }
+
+  std::string text() const {
+    std::string out = "\n__global__ void " + stages_[0].binding->kernel + kFusedSuffix + "(" +
+                      parameters() + ") {\n";
+    out += "  // fuse: launches 1 to " + std::to_string(plan_.launches) +
+           " in one kernel; each stage computes the block's " + std::to_string(block_[0]) + " x " +
+           std::to_string(block_[1]) +
+           " tile and the halo its later stages read, into shared memory\n";
+    std::map<int, std::pair<std::string, uint64_t>> swaps;  // type, elements
+    for (const FusedIntermediate& intermediate : plan_.intermediates) {
+      auto& swap = swaps[intermediate.swap];
+      swap.first = intermediate.element_type;
+      swap.second =
+          std::max<uint64_t>(swap.second, width(intermediate.writer) * height(intermediate.writer));
+    }
+    for (const auto& [k, swap] : swaps) {
+      out += "  __shared__ " + swap.first + " gputune_swap" + std::to_string(k) + "[" +
+             std::to_string(swap.second) + "];\n";
+    }
+    for (int s = 0; s < plan_.launches; ++s) {
+      out += stage(s);
+      if (s + 1 < plan_.launches) out += "  __syncthreads();\n";
+    }
+    return out + "}\n";
+  }
+
+ private:
+  uint64_t width(int s) const { return block_[0] + 2ull * plan_.halos[s][0]; }
+  uint64_t height(int s) const { return block_[1] + 2ull * plan_.halos[s][1]; }
+
+  const FusedIntermediate* intermediate(const std::string& array) const {
+    for (const FusedIntermediate& intermediate : plan_.intermediates) {
+      if (intermediate.array == array) return &intermediate;
+    }
+    return nullptr;
+  }
+
+  // " + 2", " - 1" or nothing.
+  static std::string offset(long long value) {
+    if (value == 0) return "";
+    return (value > 0 ? " + " : " - ") + std::to_string(value > 0 ? value : -value);
+  }
+
+  // The shared word of `intermediate` at the cell (gputune_tx + dx, gputune_ty + dy).
+  std::string shared_word(const FusedIntermediate& intermediate, int dx, int dy) const {
+    const auto& halo = plan_.halos[intermediate.writer];
+    return "gputune_swap" + std::to_string(intermediate.swap) + "[(gputune_ty" +
+           offset(dy + halo[1]) + ") * " + std::to_string(width(intermediate.writer)) +
+           " + gputune_tx" + offset(dx + halo[0]) + "]";
+  }
+
+  // The fused kernel's parameters: each spec argument the fused launches pass, once, in the
+  // order they first appear, declared as its first writer (else its first user) declares it.
+  std::string parameters() const {
+    std::vector<std::string> order;
+    std::map<std::string, const clang::ParmVarDecl*> declared;
+    for (int s = 0; s < plan_.launches; ++s) {
+      const FusionStage& stage = stages_[s];
+      for (unsigned p = 0; p < stage.function->getNumParams(); ++p) {
+        const std::string& argument = stage.binding->arguments[p];
+        const clang::ParmVarDecl* parameter = stage.function->getParamDecl(p);
+        const auto [known, fresh] = declared.emplace(argument, parameter);
+        if (fresh) order.push_back(argument);
+        if (!fresh && stage.writes.count(argument) && !stages_writing_before(argument, s)) {
+          known->second = parameter;
+        }
+      }
+    }
+    std::string text;
+    for (const std::string& argument : order) {
+      text += (text.empty() ? "" : ", ") + declared_type(kernel_, declared[argument]) + "gputune_" +
+              argument;
+    }
+    return text;
+  }
+
+  bool stages_writing_before(const std::string& array, int s) const {
+    for (int i = 0; i < s; ++i) {
+      if (stages_[i].writes.count(array)) return true;
+    }
+    return false;
+  }
+
+  std::string stage(int s) const {
+    const FusionStage& stage = stages_[s];
+    const auto& halo = plan_.halos[s];
+    const bool has_halo = halo[0] != 0 || halo[1] != 0;
+    clang::Rewriter rewriter(kernel_.sources(), kernel_.language());
+    // The nodes of the accesses replaced by shared ones; those whose text is gone (a store kept
+    // in global memory is copied).
+    std::set<const clang::Stmt*> replaced, dropped;
+    bool uses_tile = false;
+    for (const ChainRead& read : stage.chain_reads) {
+      if (read.writer >= plan_.launches) continue;
+      rewriter.ReplaceText(range_of(kernel_, read.expression),
+                           shared_word(*intermediate(read.array), read.dx, read.dy));
+      collect(read.expression, &replaced);
+      collect(read.expression, &dropped);
+    }
+    for (const StageWrite& store : stage.stores) {
+      const FusedIntermediate* shared = intermediate(store.array);
+      if (shared && shared->writer != s) shared = nullptr;
+      if (!shared && !has_halo) continue;
+      // The global store, threadIdx made the cell's, for the tile's cells only.
+      clang::Rewriter global(kernel_.sources(), kernel_.language());
+      use_cell_ids(kernel_, global, store.expression, {});
+      const std::string target = global.getRewrittenText(range_of(kernel_, store.expression));
+      const clang::SourceLocation begin = range_of(kernel_, store.assignment).getBegin();
+      const clang::SourceLocation end = store.assignment->getEndLoc();
+      if (shared) {
+        const std::string word = shared_word(*shared, 0, 0);
+        rewriter.ReplaceText(range_of(kernel_, store.expression), word);
+        collect(store.expression, &replaced);
+        if (!shared->global) collect(store.expression, &dropped);
+        if (shared->global) {
+          uses_tile = true;
+          rewriter.InsertTextBefore(begin, "(");
+          rewriter.InsertTextAfterToken(
+              end, "), (gputune_in_tile ? (void)(" + target + " = " + word + ") : (void)0)");
+        }
+      } else {
+        uses_tile = true;
+        rewriter.InsertTextBefore(begin, "(gputune_in_tile ? (void)(");
+        rewriter.InsertTextAfterToken(end, ") : (void)0)");
+      }
+    }
+    use_cell_ids(kernel_, rewriter, stage.function->getBody(), replaced);
+    const std::string body =
+        rewriter.getRewrittenText(range_of(kernel_, stage.function->getBody()));
+
+    const std::string w = std::to_string(width(s)), cells = std::to_string(width(s) * height(s));
+    std::string out = "  {  // stage " + std::to_string(s + 1) + ": " + stage.binding->kernel +
+                      " (launch " + std::to_string(s + 1) + "), the tile and a halo of " +
+                      std::to_string(halo[0]) + " x " + std::to_string(halo[1]) + "\n";
+    // The parameters the body still uses (not those only its shared accesses named).
+    std::set<const clang::Decl*> used;
+    any_node(stage.function->getBody(), [&](const clang::Stmt* node) {
+      const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(node);
+      if (ref && !dropped.count(ref)) used.insert(ref->getDecl());
+      return false;
+    });
+    for (unsigned p = 0; p < stage.function->getNumParams(); ++p) {
+      const clang::ParmVarDecl* parameter = stage.function->getParamDecl(p);
+      if (!used.count(parameter)) continue;
+      out += "    " + declared_type(kernel_, parameter) + parameter->getNameAsString() +
+             " = gputune_" + stage.binding->arguments[p] + ";\n";
+    }
+    out += "    for (int gputune_c = threadIdx.y * " + std::to_string(block_[0]) +
+           " + threadIdx.x; gputune_c < " + cells +
+           "; gputune_c += " + std::to_string(block_[0] * block_[1]) + ") {\n";
+    out += "      const int gputune_tx = gputune_c % " + w + offset(-halo[0]) + ";\n";
+    out += "      const int gputune_ty = gputune_c / " + w + offset(-halo[1]) + ";\n";
+    // A halo cell is computed only where the naive launch has a thread for it: the kernel's
+    // guards leave out the threads past the grid's end, the launch has none before its start.
+    std::string outside;
+    for (int d = 0; d < 2; ++d) {
+      if (halo[d] == 0) continue;
+      const std::string axis = d == 0 ? "x" : "y";
+      const std::string id = "(long long)blockIdx." + axis + " * blockDim." + axis +
+                             " + gputune_t" + axis;
+      outside += std::string(outside.empty() ? "" : " || ") + id + " < 0 || " + id +
+                 " >= (long long)gridDim." + axis + " * blockDim." + axis;
+    }
+    if (!outside.empty()) out += "      if (" + outside + ") continue;\n";
+    if (uses_tile) {
+      out += "      const bool gputune_in_tile = gputune_tx >= 0 && gputune_tx < " +
+             std::to_string(block_[0]) + " && gputune_ty >= 0 && gputune_ty < " +
+             std::to_string(block_[1]) + ";\n";
+    }
+    out += "      [&]() " + body + "();\n";
+    out += "    }\n  }\n";
+    return out;
+  }
+
+  const ParsedKernel& kernel_;
+  const std::vector<FusionStage>& stages_;
+  const FusionPlan& plan_;
+  std::array<uint32_t, 3> block_;
+};
+
+class Fuse : public Transformation {
+ public:
+  std::vector<std::string> knobs() const override { return {kKnob}; }
+
+  KnobVerdict verdict(const ParsedKernel& kernel, const KnobName& knob) const override {
+    KnobVerdict verdict;
+    if (!knob.target.empty()) {
+      verdict.reason = "fuse takes no target; it fuses the leading launches of the sequence";
+      return verdict;
+    }
+    const FusionAnalysis analysis = analyse_fusion(kernel);
+    const FusionFacts& facts = analysis.facts;
+    if (kernel.unit().launches.size() < 2) {
+      verdict.reason = "the spec has one launch; fusion needs a sequence (`launches:`)";
+      return verdict;
+    }
+    if (facts.fusable < 2) {
+      verdict.reason = "the first two launches do not fuse: " + analysis.refusal_reason;
+      if (!analysis.refusal_place.text.empty()) {
+        verdict.reason += " (`" + analysis.refusal_place.text + "`)";
+      }
+      verdict.places.push_back(analysis.refusal_place);
+      return verdict;
+    }
+    verdict.applies = true;
+    verdict.reason = "fuses up to the first " + std::to_string(facts.fusable) + " launches";
+    if (!facts.refusal.empty()) verdict.reason += " (the next: " + facts.refusal + ")";
+    for (int s = 0; s < facts.fusable; ++s) {
+      verdict.places.push_back(kernel.place(analysis.stages[s].function));
+    }
+    return verdict;
+  }
+
+  bool active(const SourceKnobs& knobs) const override { return knobs.fuse >= 2; }
+
+  std::string key(const SourceKnobs& knobs) const override {
+    // The merges it refuses beside it are part of the key: the refusal is this step's.
+    return "fuse=" + std::to_string(knobs.fuse) + "," + std::to_string(knobs.thread_merge_x) + "," +
+           std::to_string(knobs.thread_merge_y) + "," + std::to_string(knobs.block_merge_x) + "," +
+           std::to_string(knobs.block_merge_y) + "," + std::to_string(knobs.stage_shared);
+  }
+
+  Rewrite apply(const ParsedKernel& kernel, const SourceKnobs& knobs) const override {
+    const SourcePlace file{kernel.unit().file_name, 0, 0, ""};
+    if (knobs.thread_merge_x != 1 || knobs.thread_merge_y != 1 || knobs.block_merge_x != 1 ||
+        knobs.block_merge_y != 1 || knobs.stage_shared != 0) {
+      return {false, "",
+              refusal(file, kKnob,
+                      "fusion does not combine with thread_merge, block_merge or stage_shared "
+                      "(each fused stage's threads loop over its tile and halo)")};
+    }
+    const FusionAnalysis analysis = analyse_fusion(kernel);
+    const int launches = static_cast<int>(kernel.unit().launches.size());
+    if (knobs.fuse > launches) {
+      return {false, "",
+              refusal(file, kKnob,
+                      "fuse " + std::to_string(knobs.fuse) + " asks for more launches than the " +
+                          std::to_string(launches) + " of the sequence")};
+    }
+    const FusionPlan* plan = analysis.facts.plan(knobs.fuse);
+    if (!plan) {
+      return {false, "", refusal(analysis.refusal_place, kKnob, analysis.refusal_reason)};
+    }
+    try {
+      return {true, kernel.unit().text + FusedText(kernel, analysis, *plan).text(), ""};
+    } catch (const Failure& failure) {
+      return {false, "", failure.message};
+    }
+  }
+};
+
+// First: the other knobs apply to the kernels as written (and the fused one after it).
+const TransformationRegistrar kRegistrar{1, std::make_unique<Fuse>()};
+
+}  // namespace
+}  // namespace gputune::engine
