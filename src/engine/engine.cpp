@@ -110,6 +110,10 @@ struct SourceEngine::State {
 SourceEngine::SourceEngine() : state_(std::make_unique<State>()) {}
 SourceEngine::~SourceEngine() = default;
 
+std::shared_ptr<const ParsedKernel> SourceEngine::parse(const KernelUnit& unit) {
+  return state_->parse(unit);
+}
+
 Analysis SourceEngine::analyse(const KernelUnit& unit, const std::vector<std::string>& knobs) {
   Analysis analysis;
   std::shared_ptr<ParsedKernel> kernel = state_->parse(unit);

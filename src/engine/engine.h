@@ -19,6 +19,8 @@
 
 namespace gputune::engine {
 
+class ParsedKernel;
+
 // One launch of a variant's sequence (the spec's `launches:` whose `when` holds), as loop
 // fusion sees it: the kernel it runs, the spec's argument bound to each of its parameters.
 struct LaunchBinding {
@@ -223,6 +225,9 @@ class GPUTUNE_ENGINE_API SourceEngine {
   // pad_shared, block merge, thread merge, vector_width, unroll, partition_offset,
   // launch_bounds); not ok with the first refusal.
   Rewrite rewrite(const KernelUnit& unit, const SourceKnobs& knobs);
+  // The unit parsed by Clang, once per distinct unit: analyse, rewrite and kernel_signatures
+  // share it (engine-internal: ParsedKernel is in parsed_kernel.h, which includes Clang).
+  std::shared_ptr<const ParsedKernel> parse(const KernelUnit& unit);
 
  private:
   struct State;
@@ -231,5 +236,9 @@ class GPUTUNE_ENGINE_API SourceEngine {
 
 // The one engine of the process (Problem, the CLI and Python share its memo).
 GPUTUNE_ENGINE_API SourceEngine& source_engine();
+
+// How many times this process has parsed a kernel file with Clang (ParsedKernel::parse): a
+// search's start-up parses the spec's kernel once.
+GPUTUNE_ENGINE_API int clang_parses();
 
 }  // namespace gputune::engine

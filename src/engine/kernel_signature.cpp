@@ -74,15 +74,16 @@ ParameterFact fact_of(const clang::ParmVarDecl& parameter, const clang::ASTConte
 
 Signatures kernel_signatures(const KernelUnit& unit) {
   Signatures out;
+  // The engine's parse, which analyse() shares: a search parses the spec's kernel once.
+  const std::shared_ptr<const ParsedKernel> kernel = source_engine().parse(unit);
   // Only the kernels' declarations matter here: the AST of a file with errors is read too.
-  const std::unique_ptr<clang::ASTUnit> ast = parse_unit(unit, &out.diagnostics);
-  out.diagnostics = out.diagnostics.substr(0, out.diagnostics.find('\n'));  // the first error
-  if (!ast) return out;
-  out.parsed = !ast->getDiagnostics().hasErrorOccurred();
-  const clang::ASTContext& context = ast->getASTContext();
-  const clang::SourceManager& sources = ast->getSourceManager();
+  out.diagnostics = kernel->diagnostics().substr(0, kernel->diagnostics().find('\n'));
+  if (!kernel->has_ast()) return out;
+  out.parsed = kernel->ok();
+  const clang::ASTContext& context = kernel->context();
+  const clang::SourceManager& sources = kernel->sources();
   GlobalFunctions finder(sources);
-  finder.TraverseDecl(ast->getASTContext().getTranslationUnitDecl());
+  finder.TraverseDecl(context.getTranslationUnitDecl());
   for (const clang::FunctionDecl* function : finder.found) {
     KernelSignature signature;
     signature.name = function->getNameAsString();

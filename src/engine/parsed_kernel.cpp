@@ -9,6 +9,7 @@
 #include <llvm/ADT/SmallString.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "engine/cuda_prelude.h"
 
@@ -74,9 +75,13 @@ std::string first_line(std::string text) {
   return begin == std::string::npos ? "" : text.substr(begin);
 }
 
-}  // namespace
+// Every parse of the process, for clang_parses().
+std::atomic<int> parses{0};
 
+// Clang's errors go to *diagnostics, "file:line:column: error: message", one per line; null
+// where Clang built no AST.
 std::unique_ptr<clang::ASTUnit> parse_unit(const KernelUnit& unit, std::string* diagnostics) {
+  ++parses;
   ErrorCollector errors;
   const clang::tooling::FileContentMappings prelude = {{cuda_prelude_name(), cuda_prelude()}};
   std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
@@ -87,6 +92,8 @@ std::unique_ptr<clang::ASTUnit> parse_unit(const KernelUnit& unit, std::string* 
       !ast && errors.text.empty() ? unit.file_name + ": Clang could not parse it" : errors.text;
   return ast;
 }
+
+}  // namespace
 
 std::unique_ptr<ParsedKernel> ParsedKernel::parse(const KernelUnit& unit) {
   std::unique_ptr<ParsedKernel> kernel(new ParsedKernel());
@@ -194,6 +201,8 @@ std::string ParsedKernel::macro_name(clang::SourceLocation location) const {
   }
   return clang::Lexer::getImmediateMacroName(outermost, sources(), language()).str();
 }
+
+int clang_parses() { return parses; }
 
 std::string rewritten_source(const ParsedKernel& kernel, const clang::Rewriter& rewriter) {
   const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());

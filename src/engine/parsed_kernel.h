@@ -19,21 +19,20 @@ class Rewriter;
 
 namespace gputune::engine {
 
-// The unit parsed as CUDA device code (the prelude, the unit's macros and include folders), the
-// AST kept where the file has errors; null where Clang built none. Clang's errors go to
-// *diagnostics, "file:line:column: error: message", one per line.
-std::unique_ptr<clang::ASTUnit> parse_unit(const KernelUnit& unit, std::string* diagnostics);
-
 // The CUDA built-in variables, which the prelude declares (cuda_prelude.h).
 enum class Builtin { kThreadIdx, kBlockIdx, kBlockDim, kGridDim };
 
 class ParsedKernel {
  public:
-  // Never throws for a source that does not parse: ok() is false and diagnostics() say why.
+  // The unit parsed as CUDA device code (the prelude, the unit's macros and include folders),
+  // the AST kept where the file has errors. Never throws for a source that does not parse: ok()
+  // is false and diagnostics() say why. Each call parses: SourceEngine::parse shares one parse.
   static std::unique_ptr<ParsedKernel> parse(const KernelUnit& unit);
   ~ParsedKernel();
 
   bool ok() const { return ok_; }
+  // Whether Clang built an AST, errors or not: context() and sources() need one.
+  bool has_ast() const { return ast_ != nullptr; }
   // Clang's errors, "file:line:column: error: message", one per line.
   const std::string& diagnostics() const { return diagnostics_; }
   const KernelUnit& unit() const { return unit_; }

@@ -38,8 +38,8 @@ struct GPUTUNE_ENGINE_API Signatures {
   std::vector<KernelSignature> kernels;  // those whose declaration has no error
 };
 
-// Every __global__ function defined in the unit's file, whatever kernels the unit names. Parses
-// the unit (not memoized: once per search).
+// Every __global__ function defined in the unit's file, whatever kernels the unit names, from the
+// engine's parse of the unit (SourceEngine::parse), which analyse and rewrite share.
 GPUTUNE_ENGINE_API Signatures kernel_signatures(const KernelUnit& unit);
 
 }  // namespace gputune::engine

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "engine/engine.h"
 #include "gputune/argument_mismatch.h"
 #include "spec/spec_loader.h"
 #include "support/add_t1.h"
@@ -70,6 +71,18 @@ const char kN[] = "  - {name: n, type: int32, value: n}\n";
 TEST_F(SignatureCheckTest, ArgumentsThatFitPassWithoutWarnings) {
   const Problem p = problem(kScale, std::string(kOut) + kX + kN);
   EXPECT_TRUE(check_signatures(p).empty());
+}
+
+// A search's start-up reads the kernel for the verdicts on the engine's knobs (Problem) and for
+// this check: Clang parses it once for both.
+TEST_F(SignatureCheckTest, TheCheckSharesTheParseOfTheEnginesKnobs) {
+  const int before = engine::clang_parses();
+  // A text no other test parses: the engine's memo lives as long as the process.
+  const Problem p =
+      problem(std::string(kScale) + "// " + dir_.string() + "\n", std::string(kOut) + kX + kN, "k",
+              "{X: [0, 1]}\ntransforms: {launch_bounds: [0, 2]}");
+  EXPECT_TRUE(check_signatures(p).empty());
+  EXPECT_EQ(engine::clang_parses() - before, 1);
 }
 
 TEST_F(SignatureCheckTest, AMissingArgumentIsAnErrorThatNamesBothLists) {
