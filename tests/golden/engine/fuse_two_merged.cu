@@ -100,9 +100,13 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
     const float* in = gputune_in;
     int nx = gputune_nx;
     int ny = gputune_ny;
-    for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 320; gputune_c += 64) {
+    for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 96; gputune_c += 64) {
       const int gputune_tx = gputune_c % 32;
-      const int gputune_ty = gputune_c / 32 - 1;
+      const int gputune_ty0 = gputune_c / 32 * 4 - 1;
+#pragma unroll
+      for (int gputune_k = 0; gputune_k < 4; ++gputune_k) {
+      const int gputune_ty = gputune_ty0 + gputune_k;
+      if (gputune_ty >= 9) break;
       if (!gputune_inner && ((long long)blockIdx.y * 8 + gputune_ty < 0 || (long long)blockIdx.y * 8 + gputune_ty >= (long long)gridDim.y * 8)) continue;
       [&]() {
   int x = blockIdx.x * 32 + gputune_tx;
@@ -112,6 +116,7 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
   if (x > 0 && x < nx - 1) v = 0.5f * v + 0.25f * (in[y * nx + x - 1] + in[y * nx + x + 1]);
   gputune_swap0[(gputune_ty + 1) * 32 + gputune_tx] = v;
 }();
+      }
     }
   }
   __syncthreads();
@@ -119,9 +124,12 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
     float* dst = gputune_t2;
     int width = gputune_nx;
     int height = gputune_ny;
-    for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 256; gputune_c += 64) {
+    for (int gputune_c = threadIdx.y * 32 + threadIdx.x; gputune_c < 64; gputune_c += 64) {
       const int gputune_tx = gputune_c % 32;
-      const int gputune_ty = gputune_c / 32;
+      const int gputune_ty0 = gputune_c / 32 * 4;
+#pragma unroll
+      for (int gputune_k = 0; gputune_k < 4; ++gputune_k) {
+      const int gputune_ty = gputune_ty0 + gputune_k;
       [&]() {
   const int x = blockIdx.x * 32 + gputune_tx;
   const int y = blockIdx.y * 8 + gputune_ty;
@@ -133,6 +141,7 @@ __global__ void pass_a_gputune_fused(const float* gputune_in, float* gputune_t1,
     dst[y * width + x] = v;
   }
 }();
+      }
     }
   }
 }
