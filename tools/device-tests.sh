@@ -14,6 +14,10 @@ mkdir -p "$out"
   date -u
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
   ldd .device/bin/gputune | grep -E 'not found|nvrtc|muparser|stdc' || true
+  # The HDF5 reader and what it needs, staged beside it where the bundle's build made it.
+  if [ -f .device/bin/libgputune_hdf5.so ]; then
+    ldd .device/bin/libgputune_hdf5.so | grep -E 'not found|hdf5' || true
+  fi
 } 2>&1 | tee "$out/environment.txt"
 
 failed=()

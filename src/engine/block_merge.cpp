@@ -50,8 +50,7 @@ Outcome merge(const ParsedKernel& kernel, const SourceKnobs& knobs) {
                                       walk.stats().replicated.begin(),
                                       walk.stats().replicated.end());
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    outcome.rewrite = {true, std::string(buffer->begin(), buffer->end()), ""};
+    outcome.rewrite = {true, rewritten_source(kernel, rewriter), ""};
   } catch (const MergeRefusal& refused) {
     outcome.rewrite = {false, "", refused.message};
   }

@@ -61,9 +61,7 @@ class LaunchBounds : public Transformation {
         rewriter.InsertTextBefore(function->getLocation(), bounds + " ");
       }
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    if (!buffer) return {true, kernel.unit().text, ""};
-    return {true, std::string(buffer->begin(), buffer->end()), ""};
+    return {true, rewritten_source(kernel, rewriter), ""};
   }
 };
 

@@ -301,9 +301,7 @@ class PadShared : public Transformation {
           open.getLocWithOffset(static_cast<int>(first)), static_cast<unsigned>(written.size()),
           (plain ? written : "(" + written + ")") + " + " + std::to_string(pads[i]));
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    if (!buffer) return {true, kernel.unit().text, ""};
-    return {true, std::string(buffer->begin(), buffer->end()), ""};
+    return {true, rewritten_source(kernel, rewriter), ""};
   }
 };
 

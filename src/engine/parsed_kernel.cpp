@@ -4,6 +4,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/SmallString.h>
 
@@ -192,6 +193,11 @@ std::string ParsedKernel::macro_name(clang::SourceLocation location) const {
     location = sources().getImmediateExpansionRange(location).getBegin();
   }
   return clang::Lexer::getImmediateMacroName(outermost, sources(), language()).str();
+}
+
+std::string rewritten_source(const ParsedKernel& kernel, const clang::Rewriter& rewriter) {
+  const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
+  return buffer ? std::string(buffer->begin(), buffer->end()) : kernel.unit().text;
 }
 
 std::string refusal(const SourcePlace& place, const std::string& knob, const std::string& what) {

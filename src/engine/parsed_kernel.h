@@ -13,6 +13,10 @@
 
 #include "engine/engine.h"
 
+namespace clang {
+class Rewriter;
+}  // namespace clang
+
 namespace gputune::engine {
 
 // The unit parsed as CUDA device code (the prelude, the unit's macros and include folders), the
@@ -84,6 +88,10 @@ class ParsedKernel {
   std::vector<clang::FunctionDecl*> kernels_;
   std::shared_ptr<const ParsedKernel> original_;
 };
+
+// The kernel file's text after a rewriter's edits to it: the unit's text as it is where the
+// rewriter made none there (a knob that leaves this kernel as written).
+std::string rewritten_source(const ParsedKernel& kernel, const clang::Rewriter& rewriter);
 
 // "file:line:column: knob: what" for a refusal at a place.
 std::string refusal(const SourcePlace& place, const std::string& knob, const std::string& what);

@@ -258,9 +258,7 @@ class PartitionOffset : public Transformation {
         rewriter.InsertTextAfter(after(kernel, body), " }");
       }
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    if (!buffer) return {true, kernel.unit().text, ""};
-    return {true, std::string(buffer->begin(), buffer->end()), ""};
+    return {true, rewritten_source(kernel, rewriter), ""};
   }
 };
 

@@ -302,8 +302,7 @@ class StageShared : public Transformation {
                                      ? "every global access is coalesced, uniform or not affine"
                                      : first_obstacle);
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    return {true, std::string(buffer->begin(), buffer->end()), ""};
+    return {true, rewritten_source(kernel, rewriter), ""};
   }
 };
 

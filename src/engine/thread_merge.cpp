@@ -57,9 +57,7 @@ Outcome merge(const ParsedKernel& kernel, const SourceKnobs& knobs) {
       outcome.stats.shared_loads.insert(outcome.stats.shared_loads.end(),
                                         stats.shared_loads.begin(), stats.shared_loads.end());
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    outcome.rewrite = {
-        true, buffer ? std::string(buffer->begin(), buffer->end()) : kernel.unit().text, ""};
+    outcome.rewrite = {true, rewritten_source(kernel, rewriter), ""};
   } catch (const MergeRefusal& refused) {
     outcome.rewrite = {false, "", refused.message};
   }

@@ -520,9 +520,7 @@ Outcome split(const ParsedKernel& kernel, const SourceKnobs& knobs) {
       // The block grows S times: a bound on its threads must grow with it.
       text.scale_launch_bounds(*function, '*', lanes, rewriter);
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    outcome.rewrite = {
-        true, buffer ? std::string(buffer->begin(), buffer->end()) : kernel.unit().text, ""};
+    outcome.rewrite = {true, rewritten_source(kernel, rewriter), ""};
   } catch (const MergeRefusal& refused) {
     outcome.rewrite = {false, "", refused.message};
   }

@@ -288,9 +288,7 @@ class Unroll : public Transformation {
         return {false, "", refusal(kernel.place(loop->statement), kKnob, failure)};
       }
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    if (!buffer) return {true, kernel.unit().text, ""};
-    return {true, std::string(buffer->begin(), buffer->end()), ""};
+    return {true, rewritten_source(kernel, rewriter), ""};
   }
 
  private:

@@ -304,8 +304,7 @@ class VectorWidth : public Transformation {
                                   "__attribute__((aligned(" + std::to_string(bytes) + "))) ");
       }
     }
-    const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(kernel.main_file());
-    return {true, std::string(buffer->begin(), buffer->end()), ""};
+    return {true, rewritten_source(kernel, rewriter), ""};
   }
 };
 

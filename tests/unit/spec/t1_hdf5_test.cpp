@@ -2,10 +2,15 @@
 // or named as the argument, or the file's only one; its element type and count checked against
 // the argument; and a library that cannot be loaded named with how to install it. The HDF5
 // files are written by the test (through HDF5 itself, where CMake found it).
+#include <elf.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +23,7 @@
 #include "spec/spec_loader.h"
 #include "support/t1_scale.h"
 #include "support/text.h"
+#include "test_paths.h"
 
 namespace gputune {
 namespace {
@@ -151,6 +157,65 @@ TEST_F(T1Hdf5, AnotherElementTypeOrCountIsRefusedAtTheArgument) {
                        "argument 'x': its data has 4000 bytes, but ProblemSize_0 = 1024 "
                        "float32 elements need 4096"))
       << error;
+}
+
+// The search paths an ELF64 shared library's dynamic section names: {"RPATH", "$ORIGIN"} and
+// {"RUNPATH", ...}, each where present.
+std::map<std::string, std::string> search_paths(const std::string& elf) {
+  std::map<std::string, std::string> out;
+  if (elf.size() < sizeof(Elf64_Ehdr) || elf.compare(0, SELFMAG, ELFMAG) != 0) return out;
+  Elf64_Ehdr header;
+  std::memcpy(&header, elf.data(), sizeof header);
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  for (size_t i = 0; i < segments.size(); ++i) {
+    std::memcpy(&segments[i], elf.data() + header.e_phoff + i * header.e_phentsize,
+                sizeof(Elf64_Phdr));
+  }
+  const auto file_offset = [&segments](uint64_t address) -> uint64_t {
+    for (const Elf64_Phdr& s : segments) {
+      if (s.p_type == PT_LOAD && address >= s.p_vaddr && address < s.p_vaddr + s.p_filesz) {
+        return address - s.p_vaddr + s.p_offset;
+      }
+    }
+    return 0;
+  };
+  std::vector<Elf64_Dyn> entries;
+  for (const Elf64_Phdr& s : segments) {
+    if (s.p_type != PT_DYNAMIC) continue;
+    for (uint64_t at = s.p_offset; at + sizeof(Elf64_Dyn) <= s.p_offset + s.p_filesz;
+         at += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn entry;
+      std::memcpy(&entry, elf.data() + at, sizeof entry);
+      if (entry.d_tag == DT_NULL) break;
+      entries.push_back(entry);
+    }
+  }
+  uint64_t strings = 0;
+  for (const Elf64_Dyn& entry : entries) {
+    if (entry.d_tag == DT_STRTAB) strings = file_offset(entry.d_un.d_ptr);
+  }
+  for (const Elf64_Dyn& entry : entries) {
+    if (entry.d_tag == DT_RPATH || entry.d_tag == DT_RUNPATH) {
+      out[entry.d_tag == DT_RPATH ? "RPATH" : "RUNPATH"] = elf.c_str() + strings + entry.d_un.d_val;
+    }
+  }
+  return out;
+}
+
+// tools/device-bundle.sh stages HDF5 and the libraries it needs beside the reader, for a GPU
+// machine without them. An RPATH of $ORIGIN finds them there also where HDF5 asks for its own; a
+// RUNPATH (the linker's default) serves only the reader's direct needs, and HDF5's would come
+// from the machine's own search path, or not at all.
+TEST_F(T1Hdf5, TheReaderFindsHdf5sOwnLibrariesBesideItself) {
+  const std::filesystem::path library =
+      std::filesystem::path(test::gputune_binary()).parent_path() / "libgputune_hdf5.so";
+  std::ifstream in(library, std::ios::binary);
+  ASSERT_TRUE(in) << library;
+  const std::map<std::string, std::string> paths =
+      search_paths(std::string(std::istreambuf_iterator<char>(in), {}));
+  ASSERT_TRUE(paths.count("RPATH")) << library << " has no RPATH";
+  EXPECT_TRUE(contains(paths.at("RPATH"), "$ORIGIN")) << paths.at("RPATH");
+  EXPECT_FALSE(paths.count("RUNPATH")) << paths.at("RUNPATH");
 }
 
 #endif  // GPUTUNE_TEST_HDF5
