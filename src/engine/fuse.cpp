@@ -30,7 +30,8 @@ struct Failure {
 // The cell's ids in place of the thread's, and the tile's extent in place of the block's, in
 // every threadIdx.x/y and blockDim.x/y under `root` that no replaced access holds.
 void use_cell_ids(const ParsedKernel& kernel, clang::Rewriter& rewriter, const clang::Stmt* root,
-                  const std::set<const clang::Stmt*>& skipped, const std::array<uint32_t, 3>& tile) {
+                  const std::set<const clang::Stmt*>& skipped,
+                  const std::array<uint32_t, 3>& tile) {
   any_node(root, [&](const clang::Stmt* node) {
     const auto* member = llvm::dyn_cast<clang::MemberExpr>(node);
     if (!member || skipped.count(member)) return false;
@@ -49,8 +50,8 @@ void use_cell_ids(const ParsedKernel& kernel, clang::Rewriter& rewriter, const c
                                      "tile's")};
     }
     const int d = component->second == 'x' ? 0 : 1;
-    rewriter.ReplaceText(range, thread ? (d == 0 ? "gputune_tx" : "gputune_ty")
-                                       : std::to_string(tile[d]));
+    rewriter.ReplaceText(range,
+                         thread ? (d == 0 ? "gputune_tx" : "gputune_ty") : std::to_string(tile[d]));
     return false;
   });
 }
@@ -265,8 +266,7 @@ class FusedText {
     // the body, unrolled, read neighbouring rows, so the compiler shares their loads, and the
     // cell's division is done once a strip (about 1.25x faster than a cell an iteration on an
     // H200, docs/engine.md). Without it, a strip would leave threads idle.
-    const uint64_t strip =
-        std::min<uint64_t>({kStripRows, block_[1] / threads_[1], height(s)});
+    const uint64_t strip = std::min<uint64_t>({kStripRows, block_[1] / threads_[1], height(s)});
     const uint64_t strips = (height(s) + strip - 1) / strip;
     out += "    for (int gputune_c = threadIdx.y * " + std::to_string(threads_[0]) +
            " + threadIdx.x; gputune_c < " + std::to_string(width(s) * strips) +
@@ -277,8 +277,8 @@ class FusedText {
     } else {
       out += "      const int gputune_ty0 = gputune_c / " + w + " * " + std::to_string(strip) +
              offset(-halo[1]) + ";\n";
-      out += "#pragma unroll\n      for (int gputune_k = 0; gputune_k < " +
-             std::to_string(strip) + "; ++gputune_k) {\n";
+      out += "#pragma unroll\n      for (int gputune_k = 0; gputune_k < " + std::to_string(strip) +
+             "; ++gputune_k) {\n";
       out += "      const int gputune_ty = gputune_ty0 + gputune_k;\n";
       if (height(s) % strip != 0) {
         out += "      if (gputune_ty >= " + std::to_string(block_[1] + halo[1]) + ") break;\n";

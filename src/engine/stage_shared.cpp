@@ -268,8 +268,8 @@ class StageShared : public Transformation {
           ", t % " + std::to_string(by) + ") of the tile\n" + in +
           "const int gputune_t = threadIdx.y * " + std::to_string(bx) + " + threadIdx.x;\n" + in +
           "const int gputune_a = gputune_t / " + std::to_string(by) + ";\n" + in +
-          "const int gputune_b = gputune_t % " + std::to_string(by) + ";\n" + in + copy +
-          indent + "}\n";
+          "const int gputune_b = gputune_t % " + std::to_string(by) + ";\n" + in + copy + indent +
+          "}\n";
       const std::string declaration = "__shared__ " + element + " " + tile + "[" +
                                       std::to_string(bx) + "][" + std::to_string(by) + "];\n";
       const clang::SourceLocation before =

@@ -31,9 +31,8 @@ namespace {
 
 // Whether a config fuses launches (the engine's `fuse` knob at 2 or more).
 bool is_fused(const Spec& spec, const std::string& config_json) {
-  const bool has_fuse =
-      std::any_of(spec.transforms.begin(), spec.transforms.end(),
-                  [](const ParameterSpec& knob) { return knob.name == "fuse"; });
+  const bool has_fuse = std::any_of(spec.transforms.begin(), spec.transforms.end(),
+                                    [](const ParameterSpec& knob) { return knob.name == "fuse"; });
   if (!has_fuse) return false;
   const nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
   return config.is_object() && config.contains("fuse") && config["fuse"].is_number() &&

@@ -139,10 +139,8 @@ TEST_F(EngineReleaseTest, TheEmbeddedCodeIsTheRewrittenKernel) {
 TEST_F(EngineReleaseTest, FusedConfigsAreLeftOutWithAWarning) {
   const std::string fused = R"({"BX":64,"BY":32,"fuse":3,"thread_merge_y":4})";
   std::vector<std::string> said;
-  const Release r = build_release_model(options(store("stencil_chain.yaml", fused)),
-                                        nullptr, [&](const std::string& line) {
-                                          said.push_back(line);
-                                        });
+  const Release r = build_release_model(options(store("stencil_chain.yaml", fused)), nullptr,
+                                        [&](const std::string& line) { said.push_back(line); });
   ASSERT_EQ(r.configs.size(), 1u);
   EXPECT_EQ(r.configs[0].config_json.find(R"("fuse":3)"), std::string::npos)
       << r.configs[0].config_json;

@@ -80,8 +80,7 @@ TEST(RulePick, TheThreePassChainFusesWithATallerTileThanItsThreads) {
   EXPECT_EQ(config["thread_merge_y"], 4);
   const RuleChoice* fuse = choice(*pick, "fuse");
   ASSERT_NE(fuse, nullptr);
-  EXPECT_NE(fuse->rule.find("launches 1 to 3 are parallel loops"), std::string::npos)
-      << fuse->rule;
+  EXPECT_NE(fuse->rule.find("launches 1 to 3 are parallel loops"), std::string::npos) << fuse->rule;
 }
 
 TEST(RulePick, AValueTheSpaceLacksBecomesTheNearestOfItsValues) {
