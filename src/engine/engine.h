@@ -188,6 +188,13 @@ struct GPUTUNE_ENGINE_API FusionFacts {
 
 // The fused kernel's name is the first launch's kernel's with this suffix: "k1_gputune_fused".
 inline constexpr const char* kFusedSuffix = "_gputune_fused";
+// Whether a kernel is the one `fuse` wrote: it takes the thread merges as its tile's threads, so
+// thread_merge leaves it alone.
+inline bool is_fused_kernel(const std::string& name) {
+  const std::string suffix = kFusedSuffix;
+  return name.size() > suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 // The static shared memory of `fuse` leading launches fused at `block` (each swap array at its
 // largest intermediate's tile plus halo); 0 where fuse < 2 or beyond the fusable launches.

@@ -1,12 +1,16 @@
 // fuse: the first N launches of the sequence become one kernel, appended to the file (the
-// originals stay for the launches left unfused). Each stage's block computes its tile plus the
-// halo its later stages read, its threads looping over those cells with the naive kernel's body
-// run for each (threadIdx.x/y become the cell's ids, which may lie outside the block); the
-// intermediates go through shared swap arrays, with a barrier between stages.
+// originals stay for the launches left unfused). Each stage's block computes its tile (the naive
+// launch's block) plus the halo its later stages read, its threads looping over those cells with
+// the naive kernel's body run for each (threadIdx.x/y become the cell's ids, which may lie
+// outside the block, and blockDim.x/y the tile's extent); the intermediates go through shared
+// swap arrays, with a barrier between stages. A thread merge along x or y leaves the tile as it
+// is and gives it fewer threads, each looping over more cells: larger tiles recompute a smaller
+// share of halo.
 #include <clang/Rewrite/Core/Rewriter.h>
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "engine/call_facts.h"
 #include "engine/fusion_analysis.h"
@@ -16,28 +20,38 @@ namespace gputune::engine {
 namespace {
 
 constexpr const char* kKnob = "fuse";
+// The most rows of one column a thread computes an iteration of a stage's loop.
+constexpr uint64_t kStripRows = 4;
 
 struct Failure {
   std::string message;
 };
 
-// The cell's ids in place of the thread's, in every threadIdx.x/y under `root` that no
-// replaced access holds.
+// The cell's ids in place of the thread's, and the tile's extent in place of the block's, in
+// every threadIdx.x/y and blockDim.x/y under `root` that no replaced access holds.
 void use_cell_ids(const ParsedKernel& kernel, clang::Rewriter& rewriter, const clang::Stmt* root,
-                  const std::set<const clang::Stmt*>& skipped) {
+                  const std::set<const clang::Stmt*>& skipped,
+                  const std::array<uint32_t, 3>& tile) {
   any_node(root, [&](const clang::Stmt* node) {
     const auto* member = llvm::dyn_cast<clang::MemberExpr>(node);
     if (!member || skipped.count(member)) return false;
     const auto component = kernel.builtin_component(member);
-    if (!component || component->first != Builtin::kThreadIdx || component->second == 'z') {
+    if (!component || component->second == 'z' ||
+        (component->first != Builtin::kThreadIdx && component->first != Builtin::kBlockDim)) {
       return false;
     }
+    const bool thread = component->first == Builtin::kThreadIdx;
     const clang::CharSourceRange range = kernel.file_range(member->getSourceRange());
     if (range.isInvalid()) {
       throw Failure{refusal(kernel.place(member), kKnob,
-                            "a thread id written in a macro's body cannot become the cell's")};
+                            thread ? "a thread id written in a macro's body cannot become the "
+                                     "cell's"
+                                   : "a block extent written in a macro's body cannot become the "
+                                     "tile's")};
     }
-    rewriter.ReplaceText(range, component->second == 'x' ? "gputune_tx" : "gputune_ty");
+    const int d = component->second == 'x' ? 0 : 1;
+    rewriter.ReplaceText(range,
+                         thread ? (d == 0 ? "gputune_tx" : "gputune_ty") : std::to_string(tile[d]));
     return false;
   });
 }
@@ -73,9 +87,15 @@ std::string declared_type(const ParsedKernel& kernel, const clang::ParmVarDecl* 
 
 class FusedText {
  public:
-  FusedText(const ParsedKernel& kernel, const FusionAnalysis& analysis, const FusionPlan& plan)
+  FusedText(const ParsedKernel& kernel, const FusionAnalysis& analysis, const FusionPlan& plan,
+            const SourceKnobs& knobs)
       : kernel_(kernel), stages_(analysis.stages), plan_(plan) {
     block_ = stages_[0].binding->block;
+    threads_ = {block_[0] / static_cast<uint32_t>(knobs.thread_merge_x),
+                block_[1] / static_cast<uint32_t>(knobs.thread_merge_y)};
+    for (const auto& halo : plan_.halos) {
+      for (int d = 0; d < 2; ++d) widest_halo_[d] = std::max(widest_halo_[d], halo[d]);
+    }
   }
 
   std::string text() const {
@@ -83,8 +103,9 @@ class FusedText {
                       parameters() + ") {\n";
     out += "  // fuse: launches 1 to " + std::to_string(plan_.launches) +
            " in one kernel; each stage computes the block's " + std::to_string(block_[0]) + " x " +
-           std::to_string(block_[1]) +
-           " tile and the halo its later stages read, into shared memory\n";
+           std::to_string(block_[1]) + " tile (" + std::to_string(threads_[0]) + " x " +
+           std::to_string(threads_[1]) +
+           " threads) and the halo its later stages read, into shared memory\n";
     std::map<int, std::pair<std::string, uint64_t>> swaps;  // type, elements
     for (const FusedIntermediate& intermediate : plan_.intermediates) {
       auto& swap = swaps[intermediate.swap];
@@ -96,6 +117,7 @@ class FusedText {
       out += "  __shared__ " + swap.first + " gputune_swap" + std::to_string(k) + "[" +
              std::to_string(swap.second) + "];\n";
     }
+    out += inner_block();
     for (int s = 0; s < plan_.launches; ++s) {
       out += stage(s);
       if (s + 1 < plan_.launches) out += "  __syncthreads();\n";
@@ -104,6 +126,22 @@ class FusedText {
   }
 
  private:
+  // Whether the block's tile and widest halo lie inside the launch's grid: such a block's
+  // cells need no bounds test, and most blocks are such.
+  std::string inner_block() const {
+    std::string inner;
+    for (int d = 0; d < 2; ++d) {
+      if (widest_halo_[d] == 0) continue;
+      const std::string axis = d == 0 ? "x" : "y", extent = std::to_string(block_[d]),
+                        halo = std::to_string(widest_halo_[d]);
+      inner += std::string(inner.empty() ? "" : " && ") + "(long long)blockIdx." + axis + " * " +
+               extent + " >= " + halo + " && ((long long)blockIdx." + axis + " + 1) * " + extent +
+               " + " + halo + " <= (long long)gridDim." + axis + " * " + extent;
+    }
+    if (inner.empty()) return "";
+    return "  const bool gputune_inner = " + inner + ";\n";
+  }
+
   uint64_t width(int s) const { return block_[0] + 2ull * plan_.halos[s][0]; }
   uint64_t height(int s) const { return block_[1] + 2ull * plan_.halos[s][1]; }
 
@@ -182,7 +220,7 @@ class FusedText {
       if (!shared && !has_halo) continue;
       // The global store, threadIdx made the cell's, for the tile's cells only.
       clang::Rewriter global(kernel_.sources(), kernel_.language());
-      use_cell_ids(kernel_, global, store.expression, {});
+      use_cell_ids(kernel_, global, store.expression, {}, block_);
       const std::string target = global.getRewrittenText(range_of(kernel_, store.expression));
       const clang::SourceLocation begin = range_of(kernel_, store.assignment).getBegin();
       const clang::SourceLocation end = store.assignment->getEndLoc();
@@ -203,11 +241,11 @@ class FusedText {
         rewriter.InsertTextAfterToken(end, ") : (void)0)");
       }
     }
-    use_cell_ids(kernel_, rewriter, stage.function->getBody(), replaced);
+    use_cell_ids(kernel_, rewriter, stage.function->getBody(), replaced, block_);
     const std::string body =
         rewriter.getRewrittenText(range_of(kernel_, stage.function->getBody()));
 
-    const std::string w = std::to_string(width(s)), cells = std::to_string(width(s) * height(s));
+    const std::string w = std::to_string(width(s));
     std::string out = "  {  // stage " + std::to_string(s + 1) + ": " + stage.binding->kernel +
                       " (launch " + std::to_string(s + 1) + "), the tile and a halo of " +
                       std::to_string(halo[0]) + " x " + std::to_string(halo[1]) + "\n";
@@ -224,37 +262,56 @@ class FusedText {
       out += "    " + declared_type(kernel_, parameter) + parameter->getNameAsString() +
              " = gputune_" + stage.binding->arguments[p] + ";\n";
     }
-    out += "    for (int gputune_c = threadIdx.y * " + std::to_string(block_[0]) +
-           " + threadIdx.x; gputune_c < " + cells +
-           "; gputune_c += " + std::to_string(block_[0] * block_[1]) + ") {\n";
+    // With thread_merge_y, each iteration takes a strip of rows down one column: the copies of
+    // the body, unrolled, read neighbouring rows, so the compiler shares their loads, and the
+    // cell's division is done once a strip (about 1.25x faster than a cell an iteration on an
+    // H200, docs/engine.md). Without it, a strip would leave threads idle.
+    const uint64_t strip = std::min<uint64_t>({kStripRows, block_[1] / threads_[1], height(s)});
+    const uint64_t strips = (height(s) + strip - 1) / strip;
+    out += "    for (int gputune_c = threadIdx.y * " + std::to_string(threads_[0]) +
+           " + threadIdx.x; gputune_c < " + std::to_string(width(s) * strips) +
+           "; gputune_c += " + std::to_string(threads_[0] * threads_[1]) + ") {\n";
     out += "      const int gputune_tx = gputune_c % " + w + offset(-halo[0]) + ";\n";
-    out += "      const int gputune_ty = gputune_c / " + w + offset(-halo[1]) + ";\n";
+    if (strip == 1) {
+      out += "      const int gputune_ty = gputune_c / " + w + offset(-halo[1]) + ";\n";
+    } else {
+      out += "      const int gputune_ty0 = gputune_c / " + w + " * " + std::to_string(strip) +
+             offset(-halo[1]) + ";\n";
+      out += "#pragma unroll\n      for (int gputune_k = 0; gputune_k < " + std::to_string(strip) +
+             "; ++gputune_k) {\n";
+      out += "      const int gputune_ty = gputune_ty0 + gputune_k;\n";
+      if (height(s) % strip != 0) {
+        out += "      if (gputune_ty >= " + std::to_string(block_[1] + halo[1]) + ") break;\n";
+      }
+    }
     // A halo cell is computed only where the naive launch has a thread for it: the kernel's
     // guards leave out the threads past the grid's end, the launch has none before its start.
     std::string outside;
     for (int d = 0; d < 2; ++d) {
       if (halo[d] == 0) continue;
       const std::string axis = d == 0 ? "x" : "y";
-      const std::string id = "(long long)blockIdx." + axis + " * blockDim." + axis +
-                             " + gputune_t" + axis;
+      const std::string extent = std::to_string(block_[d]);
+      const std::string id = "(long long)blockIdx." + axis + " * " + extent + " + gputune_t" + axis;
       outside += std::string(outside.empty() ? "" : " || ") + id + " < 0 || " + id +
-                 " >= (long long)gridDim." + axis + " * blockDim." + axis;
+                 " >= (long long)gridDim." + axis + " * " + extent;
     }
-    if (!outside.empty()) out += "      if (" + outside + ") continue;\n";
+    if (!outside.empty()) out += "      if (!gputune_inner && (" + outside + ")) continue;\n";
     if (uses_tile) {
       out += "      const bool gputune_in_tile = gputune_tx >= 0 && gputune_tx < " +
              std::to_string(block_[0]) + " && gputune_ty >= 0 && gputune_ty < " +
              std::to_string(block_[1]) + ";\n";
     }
     out += "      [&]() " + body + "();\n";
-    out += "    }\n  }\n";
+    out += std::string(strip == 1 ? "" : "      }\n") + "    }\n  }\n";
     return out;
   }
 
   const ParsedKernel& kernel_;
   const std::vector<FusionStage>& stages_;
   const FusionPlan& plan_;
-  std::array<uint32_t, 3> block_;
+  std::array<uint32_t, 3> block_;    // the tile: the naive launch's block
+  std::array<uint32_t, 2> threads_;  // the fused launch's block: the tile over the thread merges
+  std::array<int, 2> widest_halo_{0, 0};
 };
 
 class Fuse : public Transformation {
@@ -293,7 +350,7 @@ class Fuse : public Transformation {
   bool active(const SourceKnobs& knobs) const override { return knobs.fuse >= 2; }
 
   std::string key(const SourceKnobs& knobs) const override {
-    // The merges it refuses beside it are part of the key: the refusal is this step's.
+    // The merges it takes or refuses beside it are part of the key.
     return "fuse=" + std::to_string(knobs.fuse) + "," + std::to_string(knobs.thread_merge_x) + "," +
            std::to_string(knobs.thread_merge_y) + "," + std::to_string(knobs.block_merge_x) + "," +
            std::to_string(knobs.block_merge_y) + "," + std::to_string(knobs.stage_shared);
@@ -301,12 +358,11 @@ class Fuse : public Transformation {
 
   Rewrite apply(const ParsedKernel& kernel, const SourceKnobs& knobs) const override {
     const SourcePlace file{kernel.unit().file_name, 0, 0, ""};
-    if (knobs.thread_merge_x != 1 || knobs.thread_merge_y != 1 || knobs.block_merge_x != 1 ||
-        knobs.block_merge_y != 1 || knobs.stage_shared != 0) {
+    if (knobs.block_merge_x != 1 || knobs.block_merge_y != 1 || knobs.stage_shared != 0) {
       return {false, "",
               refusal(file, kKnob,
-                      "fusion does not combine with thread_merge, block_merge or stage_shared "
-                      "(each fused stage's threads loop over its tile and halo)")};
+                      "fusion does not combine with block_merge or stage_shared (each fused "
+                      "stage's threads loop over its tile and halo, already in shared memory)")};
     }
     const FusionAnalysis analysis = analyse_fusion(kernel);
     const int launches = static_cast<int>(kernel.unit().launches.size());
@@ -320,8 +376,19 @@ class Fuse : public Transformation {
     if (!plan) {
       return {false, "", refusal(analysis.refusal_place, kKnob, analysis.refusal_reason)};
     }
+    const std::array<uint32_t, 3>& tile = analysis.stages[0].binding->block;
+    for (const auto& [axis, factor, extent] :
+         {std::tuple{"x", knobs.thread_merge_x, tile[0]}, {"y", knobs.thread_merge_y, tile[1]}}) {
+      if (factor < 1 || extent % factor != 0) {
+        return {false, "",
+                refusal(file, kKnob,
+                        std::string("thread_merge_") + axis + " = " + std::to_string(factor) +
+                            " does not divide the tile's " + axis + " extent " +
+                            std::to_string(extent))};
+      }
+    }
     try {
-      return {true, kernel.unit().text + FusedText(kernel, analysis, *plan).text(), ""};
+      return {true, kernel.unit().text + FusedText(kernel, analysis, *plan, knobs).text(), ""};
     } catch (const Failure& failure) {
       return {false, "", failure.message};
     }

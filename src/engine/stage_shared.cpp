@@ -244,11 +244,20 @@ class StageShared : public Transformation {
         if (name == "blockDim.z") return "1";
         return "(long long)" + name;
       };
+      const Spelling narrow = [bx, by](const std::string& name) -> std::string {
+        if (name == "threadIdx.x") return "gputune_a";
+        if (name == "threadIdx.y") return "gputune_b";
+        if (name == "blockDim.x") return std::to_string(bx);
+        if (name == "blockDim.y") return std::to_string(by);
+        if (name == "blockDim.z") return "1";
+        return name;
+      };
       const std::string guard = guard_text(*access.guard, spelling);
       const std::string element = element_type(kernel, access);
       const std::string indent = indentation(kernel, access.top_statement);
       const std::string in = indent + "  ";
-      const std::string element_ref = access.array + "[" + index.text(spelling) + "]";
+      const std::string element_ref =
+          access.array + "[" + staged_index_text(kernel, access, spelling, narrow) + "]";
       const std::string tile_ref = tile + "[gputune_a][gputune_b]";
       const std::string copy =
           (guard.empty() ? "" : "if (" + guard + ")\n" + in + "  ") +
@@ -258,9 +267,9 @@ class StageShared : public Transformation {
           std::string(access.write ? "stores" : "loads") + " word (t / " + std::to_string(by) +
           ", t % " + std::to_string(by) + ") of the tile\n" + in +
           "const int gputune_t = threadIdx.y * " + std::to_string(bx) + " + threadIdx.x;\n" + in +
-          "const long long gputune_a = gputune_t / " + std::to_string(by) + ";\n" + in +
-          "const long long gputune_b = gputune_t % " + std::to_string(by) + ";\n" + in + copy +
-          indent + "}\n";
+          "const int gputune_a = gputune_t / " + std::to_string(by) + ";\n" + in +
+          "const int gputune_b = gputune_t % " + std::to_string(by) + ";\n" + in + copy + indent +
+          "}\n";
       const std::string declaration = "__shared__ " + element + " " + tile + "[" +
                                       std::to_string(bx) + "][" + std::to_string(by) + "];\n";
       const clang::SourceLocation before =
@@ -378,6 +387,26 @@ clang::SourceLocation after(const ParsedKernel& kernel, const clang::Stmt* state
     if (next && next->is(clang::tok::semi)) end = next->getEndLoc();
   }
   return end;
+}
+
+// The index of the naive thread (gputune_a, gputune_b) of the block: the block's part (the
+// block ids and invariant symbols) in 64 bits, plus the thread's part in the naive index's own
+// 32-bit type where that part is the whole index of a naive thread of block 0 (the index has no
+// invariant term), which the naive kernel computes in that type: 64-bit products per element
+// cost a transpose a fifth of its bandwidth.
+std::string staged_index_text(const ParsedKernel& kernel, const Access& access,
+                              const Spelling& wide, const Spelling& narrow) {
+  const Affine& index = *access.indices[0];
+  Affine block, thread;
+  for (const auto& [term, poly] : index.terms) {
+    (term == "threadIdx.x" || term == "threadIdx.y" ? thread : block).terms[term] = poly;
+  }
+  const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(access.expression);
+  const bool narrow_index =
+      subscript && kernel.context().getTypeSize(subscript->getIdx()->getType()) <= 32;
+  if (!narrow_index || thread.terms.empty() || index.terms.count("")) return index.text(wide);
+  if (block.terms.empty()) return thread.text(narrow);
+  return block.text(wide) + " + (" + thread.text(narrow) + ")";
 }
 
 std::string guard_text(const std::vector<Comparison>& guard, const Spelling& spelling) {

@@ -97,6 +97,10 @@ std::string tile_name(const std::string& array, std::set<std::string>& names);
 std::string indentation(const ParsedKernel& kernel, const clang::Stmt* statement);
 clang::SourceLocation after(const ParsedKernel& kernel, const clang::Stmt* statement);
 bool has_return(const clang::Stmt* statement);
+// The staged element's index for the naive thread (gputune_a, gputune_b) of the block: `wide`
+// spells it in 64 bits, `narrow` its thread's part where that fits the naive index's type.
+std::string staged_index_text(const ParsedKernel& kernel, const Access& access,
+                              const Spelling& wide, const Spelling& narrow);
 // A guard's comparisons as CUDA text, each form spelled by `spelling`.
 std::string guard_text(const std::vector<Comparison>& guard, const Spelling& spelling);
 

@@ -34,6 +34,7 @@ Outcome merge(const ParsedKernel& kernel, const SourceKnobs& knobs) {
     const CallFacts facts(kernel, knob);
     clang::Rewriter rewriter(kernel.sources(), kernel.language());
     for (const clang::FunctionDecl* function : kernel.kernels()) {
+      if (is_fused_kernel(function->getNameAsString())) continue;
       facts.check(*function, {Builtin::kThreadIdx, Builtin::kBlockDim}, merged);
       const IndexDependence dependence(facts, *function, {Builtin::kThreadIdx, merged, false});
       const auto* body = llvm::cast<clang::CompoundStmt>(function->getBody());

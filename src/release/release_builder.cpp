@@ -29,6 +29,16 @@
 namespace gputune {
 namespace {
 
+// Whether a config fuses launches (the engine's `fuse` knob at 2 or more).
+bool is_fused(const Spec& spec, const std::string& config_json) {
+  const bool has_fuse = std::any_of(spec.transforms.begin(), spec.transforms.end(),
+                                    [](const ParameterSpec& knob) { return knob.name == "fuse"; });
+  if (!has_fuse) return false;
+  const nlohmann::json config = nlohmann::json::parse(config_json, nullptr, false);
+  return config.is_object() && config.contains("fuse") && config["fuse"].is_number() &&
+         config["fuse"].get<double>() >= 2;
+}
+
 // Problem points in numeric order (n=512 before n=1024), then as text.
 std::vector<double> numeric(const std::string& problem_json) {
   std::vector<double> out;
@@ -171,9 +181,20 @@ Release build_release_model(const ReleaseOptions& options, CompileService* compi
     k.device = device_index.at(w.device);
     k.measured = &w;
     std::vector<MeasuredConfig> candidates;
+    size_t fused = 0;
     for (const auto& [json, candidate] : w.configs) {
+      if (is_fused(kernels[k.kernel].spec, json)) {
+        ++fused;
+        continue;
+      }
       candidates.push_back(candidate);
       candidates.back().is_baseline = json == kernels[k.kernel].baseline_json;
+    }
+    if (fused > 0 && say) {
+      say("warning: " + w.kernel.name + " on " + w.device.name + " at " + w.problem_json + ": " +
+          std::to_string(fused) +
+          " fused configs (fuse >= 2) left out: the run time launches the spec's launches one "
+          "by one, and a fused kernel takes the arguments of several");
     }
     k.kept = keep_choices(std::move(candidates), options.top);
     if (k.kept.empty()) {

@@ -78,14 +78,13 @@ void add_fusion_limits(
   std::vector<size_t> others;  // the knobs fusion does not combine with
   for (const EngineKnobs::Knob& other : engine.knobs()) {
     const std::string& name = other.transform->name;
-    if (name == kThreadMergeX || name == kThreadMergeY || name == kBlockMergeX ||
-        name == kBlockMergeY || name == "stage_shared") {
+    if (name == kBlockMergeX || name == kBlockMergeY || name == "stage_shared") {
       others.push_back(other.dimension);
     }
   }
   space->add_limit(
-      {"set fuse with a thread or block merge or stage_shared (fusion does not "
-       "combine with them: each fused stage's threads loop over its tile and halo)",
+      {"set fuse with a block merge or stage_shared (fusion does not combine with them: "
+       "each fused stage's threads loop over its tile and halo, already in shared memory)",
        [space, d, others](const std::vector<size_t>& digits) {
          if (number_at(*space, d, digits) < 2) return true;
          for (size_t other : others) {

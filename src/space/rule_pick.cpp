@@ -88,6 +88,18 @@ Wanted wanted_by(const engine::Analysis& analysis) {
       }
     }
   }
+  // Fusion: the leading launches that are parallel loops become one kernel, their intermediates
+  // in shared memory; a thread merge along y gives the fused tile more rows than threads, so a
+  // smaller share of it is halo recomputed.
+  const engine::FusionFacts& fusion = analysis.fusion;
+  if (fusion.fusable >= 2) {
+    wanted.want("fuse", fusion.fusable,
+                "launches 1 to " + std::to_string(fusion.fusable) +
+                    " are parallel loops at constant dependence distances: fused, their "
+                    "intermediates in shared memory and the halo recomputed");
+    wanted.want("thread_merge_y", kThreadMerge,
+                "the fused tile gets more rows than threads: a smaller share of it is halo");
+  }
   if (wanted.knobs.count("thread_merge_x") || wanted.knobs.count("thread_merge_y")) {
     wanted.want("merge_layout", 0,
                 "merged outputs a block apart keep neighbouring threads on neighbouring words");

@@ -10,9 +10,9 @@ __global__ void transpose(float* out, const float* in, int rows, int cols) {
   __syncthreads();
   {  // stage_shared: thread t of the block stores word (t / 8, t % 8) of the tile
     const int gputune_t = threadIdx.y * 32 + threadIdx.x;
-    const long long gputune_a = gputune_t / 8;
-    const long long gputune_b = gputune_t % 8;
+    const int gputune_a = gputune_t / 8;
+    const int gputune_b = gputune_t % 8;
     if (gputune_a + 32*(long long)blockIdx.x < (long long)cols && gputune_b + 8*(long long)blockIdx.y < (long long)rows)
-      out[(long long)rows*gputune_a + gputune_b + 32*(long long)rows*(long long)blockIdx.x + 8*(long long)blockIdx.y] = gputune_out_tile[gputune_a][gputune_b];
+      out[32*(long long)rows*(long long)blockIdx.x + 8*(long long)blockIdx.y + (rows*gputune_a + gputune_b)] = gputune_out_tile[gputune_a][gputune_b];
   }
 }

@@ -155,11 +155,28 @@ TEST(Fuse, RefusesMoreLaunchesThanTheSequenceAndTheMerges) {
   EXPECT_TRUE(testing::contains(rewrite.message, "fuse 3 asks for more launches than the 2"))
       << rewrite.message;
   SourceKnobs merged = fuse(2);
-  merged.thread_merge_y = 2;
+  merged.block_merge_x = 2;
   rewrite = source_engine().rewrite(unit, merged);
   EXPECT_FALSE(rewrite.ok);
-  EXPECT_TRUE(testing::contains(rewrite.message, "fuse: fusion does not combine with thread_merge"))
+  EXPECT_TRUE(testing::contains(rewrite.message, "fuse: fusion does not combine with block_merge"))
       << rewrite.message;
+  merged = fuse(2);
+  merged.thread_merge_y = 3;
+  rewrite = source_engine().rewrite(unit, merged);
+  EXPECT_FALSE(rewrite.ok);
+  EXPECT_TRUE(testing::contains(rewrite.message,
+                                "fuse: thread_merge_y = 3 does not divide the tile's y extent 8"))
+      << rewrite.message;
+}
+
+// The tile stays the naive launch's 32 x 8 block; 32 x 2 threads loop over its cells, and the
+// bodies' blockDim becomes the tile's extent. The third launch, left unfused, is thread-merged
+// as usual.
+TEST(Fuse, AThreadMergeGivesTheTileFewerThreadsAndMergesTheLaunchesLeftUnfused) {
+  SourceKnobs knobs = fuse(2);
+  knobs.thread_merge_y = 4;
+  test::expect_engine_rewrite(chain(kThree), knobs, "fuse_two_merged.cu",
+                              {"pass_a_gputune_fused", "pass_c"});
 }
 
 TEST(Fuse, SaysSoOnASingleLaunch) {

@@ -31,6 +31,9 @@ class EngineReleaseTest : public ::testing::Test {
          {"stencil2d_int.yaml", "stencil2d_int.cu", "vector_add_int.yaml", "vector_add_int.cu"}) {
       fs::copy_file(test::source_dir() + "/tests/fixtures/engine/" + name, dir_ / name);
     }
+    for (const char* name : {"stencil_chain.yaml", "stencil_chain.cu"}) {
+      fs::copy_file(test::source_dir() + "/bench/engine/" + name, dir_ / name);
+    }
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -129,6 +132,23 @@ TEST_F(EngineReleaseTest, TheEmbeddedCodeIsTheRewrittenKernel) {
     EXPECT_NE(code.image.find(".maxntid 256, 1, 1"), std::string::npos) << code.image;
     EXPECT_NE(code.image.find(".minnctapersm 2"), std::string::npos) << code.image;
   }
+}
+
+// The run time launches the spec's launches one by one; a fused kernel takes the arguments of
+// several, so a fused config is not released and the best unfused one (here the baseline) is.
+TEST_F(EngineReleaseTest, FusedConfigsAreLeftOutWithAWarning) {
+  const std::string fused = R"({"BX":64,"BY":32,"fuse":3,"thread_merge_y":4})";
+  std::vector<std::string> said;
+  const Release r = build_release_model(options(store("stencil_chain.yaml", fused)), nullptr,
+                                        [&](const std::string& line) { said.push_back(line); });
+  ASSERT_EQ(r.configs.size(), 1u);
+  EXPECT_EQ(r.configs[0].config_json.find(R"("fuse":3)"), std::string::npos)
+      << r.configs[0].config_json;
+  bool warned = false;
+  for (const std::string& line : said) {
+    warned = warned || line.find("1 fused configs (fuse >= 2) left out") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
 }
 
 }  // namespace

@@ -72,12 +72,15 @@ TEST(FusedLaunches, FusingTwoKeepsTheThirdLaunch) {
   EXPECT_EQ(unfused.source, "");
 }
 
-TEST(FusedLaunches, FusionBesideAThreadMergeIsOutOfTheSpace) {
-  EXPECT_FALSE(chain().space().valid(index_of(chain(), 32, 8, 3, 2)));
-  EXPECT_TRUE(chain().space().valid(index_of(chain(), 32, 8, 0, 2)));
-  EXPECT_NE(chain().why_pruned(index_of(chain(), 32, 8, 2, 2)).find("set fuse with a thread"),
-            std::string::npos)
-      << chain().why_pruned(index_of(chain(), 32, 8, 2, 2));
+TEST(FusedLaunches, AThreadMergeGivesTheFusedTileFewerThreads) {
+  const Variant v = chain().variant(index_of(chain(), 64, 32, 3, 4));
+  ASSERT_EQ(v.refusal, "");
+  ASSERT_EQ(v.launches.size(), 1u);
+  // The tile stays the naive launch's 64 x 32 block (the grid too); 64 x 8 threads loop over it.
+  EXPECT_EQ(v.launches[0].block, (std::array<uint32_t, 3>{64, 8, 1}));
+  EXPECT_EQ(v.launches[0].grid, (std::array<uint32_t, 3>{128, 256, 1}));
+  EXPECT_NE(v.source.find("64 x 32 tile (64 x 8 threads)"), std::string::npos) << v.source;
+  EXPECT_NE(v.source.find("gputune_c += 512"), std::string::npos) << v.source;
   const engine::FusionFacts& facts = chain().engine_knobs().analysis().fusion;
   EXPECT_EQ(facts.fusable, 3);
   // Two swap arrays of (64 + 4) x (8 + 4) and (64 + 2) x (8 + 2) floats.

@@ -70,6 +70,19 @@ TEST(RulePick, TheOneRowPerThreadProductStagesStripsUnrollsAndMergesThreadsThatS
       << merge->rule;
 }
 
+TEST(RulePick, TheThreePassChainFusesWithATallerTileThanItsThreads) {
+  const Problem problem(bench_spec("stencil_chain"));
+  const std::optional<RulePick> pick = rule_pick(problem);
+  ASSERT_TRUE(pick);
+  EXPECT_TRUE(problem.space().valid(pick->config_index));
+  const nlohmann::json config = pick_config(problem, *pick);
+  EXPECT_EQ(config["fuse"], 3);
+  EXPECT_EQ(config["thread_merge_y"], 4);
+  const RuleChoice* fuse = choice(*pick, "fuse");
+  ASSERT_NE(fuse, nullptr);
+  EXPECT_NE(fuse->rule.find("launches 1 to 3 are parallel loops"), std::string::npos) << fuse->rule;
+}
+
 TEST(RulePick, AValueTheSpaceLacksBecomesTheNearestOfItsValues) {
   Spec spec = bench_spec("matvec");
   for (ParameterSpec& t : spec.transforms) {
