@@ -3,9 +3,7 @@
 // kernel versions) its prior data. Per recording and prior: the share of the space pruned,
 // whether the best was kept, brute force's evaluations and recorded time with and without
 // pruning, and the model strategy's evaluations and recorded time to the best.
-// Usage:
-//   gputune_prune_bench [--above F] [--z Z] [--margin M] [--seeds N] [--cap N] [--no-write]
-//                       [--results FILE] [recording.csv[.xz] ...]
+// Usage: gputune_prune_bench [options] [recording.csv[.xz] ...] (--help lists them).
 // Without recordings it reads db/recordings/*.csv, db/recordings/kt/*.csv (Kernel Tuner's
 // example kernels: bench/kt_compare/kt_specs) and db/counters/*.csv.xz.
 #include <algorithm>
@@ -367,67 +365,46 @@ int run_bench(const Options& options) {
 }  // namespace
 }  // namespace gputune
 
-namespace {
-const char* const kUsage =
-    "gputune_prune_bench [options] [recording.csv[.xz] ...]\n\n"
-    "Prunes each recording's space by the other recordings of the same kernel and replays\n"
-    "brute force and the model strategy on it (default: db/recordings/*.csv and\n"
-    "db/counters/*.csv.xz); appends a table to bench/RESULTS.md; exits 1 when a pruned\n"
-    "space's best is more than 1% off the recording's.\n\n"
-    "  --above F       prune above F times the predicted best (default 1.5)\n"
-    "  --z Z           standard deviations of confidence (default 2)\n"
-    "  --margin M      the held-out check's factor is raised by M (default 1.1)\n"
-    "  --partial N     also each prior of the same kernel version cut to N random\n"
-    "                  configs, as a budgeted search leaves it (default 60; 0: none)\n"
-    "  --unchecked F   the held-out factor assumed where none can be checked (default 1.5)\n"
-    "  --points N      prior measurements the model is fit on, at most (default 300)\n"
-    "  --seeds N       model runs per case (default 10)\n"
-    "  --cap N         model evaluations per run at most (default 300)\n"
-    "  --no-model      pruning only, no model runs\n"
-    "  --results FILE  where the table goes (default bench/RESULTS.md)\n"
-    "  --no-write      print only\n";
-}  // namespace
+namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   gputune::Options options;
+  po::options_description visible(
+      "gputune_prune_bench [options] [recording.csv[.xz] ...]\n\n"
+      "Prunes each recording's space by the other recordings of the same kernel and replays\n"
+      "brute force and the model strategy on it (default: db/recordings/*.csv and\n"
+      "db/counters/*.csv.xz); appends a table to bench/RESULTS.md; exits 1 when a pruned\n"
+      "space's best is more than 1% off the recording's.\n\nOptions");
+  gputune::PruneOptions& prune = options.prune;
+  auto add = visible.add_options();
+  add("above", po::value(&prune.above)->default_value(prune.above, gputune::shown(prune.above)),
+      "prune above this many times the predicted best");
+  add("z", po::value(&prune.z)->default_value(prune.z, gputune::shown(prune.z)),
+      "standard deviations of confidence");
+  add("margin", po::value(&prune.margin)->default_value(prune.margin, gputune::shown(prune.margin)),
+      "the held-out check's factor is raised by this factor");
+  add("partial", po::value(&options.partial)->default_value(options.partial),
+      "also each prior of the same kernel version cut to this many random configs, as a "
+      "budgeted search leaves it (0: none)");
+  add("unchecked",
+      po::value(&prune.unchecked)->default_value(prune.unchecked, gputune::shown(prune.unchecked)),
+      "the held-out factor assumed where none can be checked");
+  add("points", po::value(&prune.points)->default_value(prune.points),
+      "prior measurements the model is fit on, at most");
+  add("seeds", po::value(&options.seeds)->default_value(options.seeds), "model runs per case");
+  add("cap", po::value(&options.cap)->default_value(options.cap),
+      "model evaluations per run at most");
+  add("no-model", "pruning only, no model runs");
+  add("results", po::value(&options.results)->default_value(options.results, "bench/RESULTS.md"),
+      "where the table goes");
+  add("no-write", "print only");
+  add("help,h", "show this help");
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw gputune::Error(gputune::ErrorCode::kUsage, arg + " needs a value");
-        return argv[++i];
-      };
-      if (arg == "--above") {
-        options.prune.above = std::stod(value());
-      } else if (arg == "--z") {
-        options.prune.z = std::stod(value());
-      } else if (arg == "--margin") {
-        options.prune.margin = std::stod(value());
-      } else if (arg == "--partial") {
-        options.partial = std::stoul(value());
-      } else if (arg == "--unchecked") {
-        options.prune.unchecked = std::stod(value());
-      } else if (arg == "--points") {
-        options.prune.points = std::stoul(value());
-      } else if (arg == "--seeds") {
-        options.seeds = std::stoi(value());
-      } else if (arg == "--cap") {
-        options.cap = std::stoul(value());
-      } else if (arg == "--no-model") {
-        options.model = false;
-      } else if (arg == "--results") {
-        options.results = value();
-      } else if (arg == "--no-write") {
-        options.write = false;
-      } else if (arg == "--help" || arg == "-h") {
-        std::cout << kUsage;
-        return 0;
-      } else if (!arg.empty() && arg[0] == '-') {
-        throw gputune::Error(gputune::ErrorCode::kUsage, "unknown option " + arg);
-      } else {
-        options.recordings.push_back(arg);
-      }
-    }
+    const std::optional<po::variables_map> vm =
+        gputune::parse_bench_options(argc, argv, visible, &options.recordings);
+    if (!vm) return 0;
+    options.model = !vm->count("no-model");
+    options.write = !vm->count("no-write");
     return gputune::run_bench(options);
   } catch (const gputune::Error& e) {
     std::cerr << "gputune_prune_bench: " << e.what() << "\n";

@@ -1,14 +1,51 @@
 #pragma once
-// What the replay benchmarks (strategy_bench.cpp, prune_bench.cpp) share: their tables' dates,
-// commits and figures.
+// What the replay benchmarks (strategy_bench.cpp, prune_bench.cpp) share: their command lines,
+// their tables' dates, commits and figures.
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <ctime>
+#include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "gputune/error.h"
+
 namespace gputune {
+
+// The command line, parsed with Boost.Program_options as gputune's own is (src/cli/options.h):
+// `visible`'s options (--help among them) and the recordings as operands. nullopt after printing
+// the options for --help; Error(kUsage) for an option they do not take or a value they cannot.
+inline std::optional<boost::program_options::variables_map> parse_bench_options(
+    int argc, char** argv, const boost::program_options::options_description& visible,
+    std::vector<std::string>* recordings) {
+  namespace po = boost::program_options;
+  po::options_description all;
+  all.add(visible).add_options()("recording", po::value(recordings));
+  po::positional_options_description operands;
+  operands.add("recording", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(operands).run(), vm);
+    if (vm.count("help")) {
+      std::cout << visible;
+      return std::nullopt;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(ErrorCode::kUsage, e.what());
+  }
+  return vm;
+}
+
+// A default as --help shows it: 1.1, not 1.1000000000000001.
+inline std::string shown(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
 
 // What `command` prints on stdout, as it is.
 inline std::string command_output(const std::string& command) {

@@ -1,8 +1,6 @@
 // Search strategies measured on replayed spaces: how many evaluations each needs to come close
 // to the best known config of a recording, cold and warm-started from another recording of the
-// same spec. Usage:
-//   gputune_strategy_bench [--seeds N] [--cap N] [--batch N] [--strategies a,b] [--no-write]
-//                          [--results FILE] [--synthetic DIR] [recording.csv ...]
+// same spec. Usage: gputune_strategy_bench [options] [recording.csv ...] (--help lists them).
 // Without recordings it replays db/recordings/*.csv; --synthetic DIR generates synthetic test
 // recordings there instead (labelled synthetic everywhere they are reported).
 #include <algorithm>
@@ -322,84 +320,71 @@ std::vector<std::string> split(const std::string& text) {
 }  // namespace
 }  // namespace gputune
 
-namespace {
-const char* const kUsage =
-    "gputune_strategy_bench [options] [recording.csv ...]\n\n"
-    "Replays search strategies over recordings (default db/recordings/*.csv): evaluations to\n"
-    "95%/99% of the best, over seeds; appends a table to bench/RESULTS.md.\n\n"
-    "  --seeds N              seeds per strategy (default 20)\n"
-    "  --cap N                evaluations per run at most (default 300)\n"
-    "  --batch N              proposals per batch (default 4)\n"
-    "  --strategies a,b       random, annealing, genetic, model, bottleneck, rules (from the\n"
-    "                         rules' pick), NAME+rules (NAME proposing the pick first)\n"
-    "  --results FILE         where the table goes (default bench/RESULTS.md)\n"
-    "  --no-write             print only\n"
-    "  --synthetic DIR        generate synthetic recordings there and replay them\n"
-    "  --remedy-moves N       bottleneck: proposals per batch that apply the remedy to the\n"
-    "                         variant that steers (default 1; 0: the model alone)\n"
-    "  --no-plan              bottleneck: no evaluation budget of --cap (the profiling\n"
-    "                         budget is then a share of the time so far only)\n"
-    "  --profile-share X      bottleneck: the share of the search's wall time profiling\n"
-    "                         may take (default 0.1; 1 with --profile-start 0: profiles\n"
-    "                         all but free, to see what steering could do at best)\n"
-    "  --profile-start S      bottleneck: seconds each profile costs beyond its recorded\n"
-    "                         counters' share (starting ncu and a launcher; default 2)\n"
-    "  --model-penalty X, --model-exploration X, --model-initial N, --model-local-every N,\n"
-    "  --model-rbf, --no-geometry   the model strategy's options\n";
-}  // namespace
+namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   gputune::Options options;
+  po::options_description visible(
+      "gputune_strategy_bench [options] [recording.csv ...]\n\n"
+      "Replays search strategies over recordings (default db/recordings/*.csv): evaluations to\n"
+      "95%/99% of the best, over seeds; appends a table to bench/RESULTS.md.\n\nOptions");
+  std::string strategies;  // as given: "random,model"
+  for (const std::string& name : options.strategies) {
+    strategies += (strategies.empty() ? "" : ",") + name;
+  }
+  gputune::ModelStrategyOptions& model = options.model;
+  auto add = visible.add_options();
+  add("seeds", po::value(&options.seeds)->default_value(options.seeds), "seeds per strategy");
+  add("cap", po::value(&options.cap)->default_value(options.cap), "evaluations per run at most");
+  add("batch", po::value(&options.batch)->default_value(options.batch), "proposals per batch");
+  add("strategies", po::value(&strategies)->default_value(strategies),
+      "random, annealing, genetic, model, bottleneck, rules (from the rules' pick), NAME+rules "
+      "(NAME proposing the pick first), separated by commas");
+  add("results", po::value(&options.results)->default_value(options.results, "bench/RESULTS.md"),
+      "where the table goes");
+  add("no-write", "print only");
+  add("synthetic", po::value(&options.synthetic_dir)->value_name("DIR"),
+      "generate synthetic recordings there and replay them");
+  add("remedy-moves", po::value(&options.remedy_moves)->default_value(options.remedy_moves),
+      "bottleneck: proposals per batch that apply the remedy to the variant that steers (0: "
+      "the model alone)");
+  add("no-plan",
+      "bottleneck: no evaluation budget of --cap (the profiling budget is then a share of the "
+      "time so far only)");
+  add("profile-share",
+      po::value(&options.profile_share)
+          ->default_value(options.profile_share, gputune::shown(options.profile_share)),
+      "bottleneck: the share of the search's wall time profiling may take (1 with "
+      "--profile-start 0: profiles all but free, to see what steering could do at best)");
+  add("profile-start",
+      po::value(&options.profile_start_s)
+          ->default_value(options.profile_start_s, gputune::shown(options.profile_start_s)),
+      "bottleneck: seconds each profile costs beyond its recorded counters' share (starting ncu "
+      "and a launcher)");
+  add("model-penalty",
+      po::value(&model.failure_penalty)
+          ->default_value(model.failure_penalty, gputune::shown(model.failure_penalty)),
+      "the model strategy: a failure's target, the worst ok log time plus this");
+  add("model-exploration",
+      po::value(&model.exploration)
+          ->default_value(model.exploration, gputune::shown(model.exploration)),
+      "the model strategy: expected improvement beyond this margin, in log time");
+  add("model-initial", po::value(&model.initial_random)->default_value(model.initial_random),
+      "the model strategy: random configs before the model takes over");
+  add("model-local-every", po::value(&model.local_every)->default_value(model.local_every),
+      "the model strategy: every so many model steps, only the best's neighbours");
+  add("model-rbf", "the model strategy: an RBF kernel for its Gaussian process");
+  add("no-geometry", "the model strategy: no launch-geometry features");
+  add("help,h", "show this help");
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw gputune::Error(gputune::ErrorCode::kUsage, arg + " needs a value");
-        return argv[++i];
-      };
-      if (arg == "--seeds") {
-        options.seeds = std::stoi(value());
-      } else if (arg == "--cap") {
-        options.cap = std::stoul(value());
-      } else if (arg == "--batch") {
-        options.batch = std::stoul(value());
-      } else if (arg == "--strategies") {
-        options.strategies = gputune::split(value());
-      } else if (arg == "--results") {
-        options.results = value();
-      } else if (arg == "--model-penalty") {
-        options.model.failure_penalty = std::stod(value());
-      } else if (arg == "--model-exploration") {
-        options.model.exploration = std::stod(value());
-      } else if (arg == "--model-initial") {
-        options.model.initial_random = std::stoul(value());
-      } else if (arg == "--model-local-every") {
-        options.model.local_every = std::stoul(value());
-      } else if (arg == "--model-rbf") {
-        options.model.gp.kernel = gputune::GpKernel::kRbf;
-      } else if (arg == "--remedy-moves") {
-        options.remedy_moves = std::stoul(value());
-      } else if (arg == "--no-plan") {
-        options.plan = false;
-      } else if (arg == "--profile-share") {
-        options.profile_share = std::stod(value());
-      } else if (arg == "--profile-start") {
-        options.profile_start_s = std::stod(value());
-      } else if (arg == "--help" || arg == "-h") {
-        std::cout << kUsage;
-        return 0;
-      } else if (arg == "--no-geometry") {
-        options.geometry = false;
-      } else if (arg == "--no-write") {
-        options.write = false;
-      } else if (arg == "--synthetic") {
-        options.synthetic_dir = value();
-      } else if (!arg.empty() && arg[0] == '-') {
-        throw gputune::Error(gputune::ErrorCode::kUsage, "unknown option " + arg);
-      } else {
-        options.recordings.push_back(arg);
-      }
-    }
+    const std::optional<po::variables_map> vm =
+        gputune::parse_bench_options(argc, argv, visible, &options.recordings);
+    if (!vm) return 0;
+    options.strategies = gputune::split(strategies);
+    if (vm->count("model-rbf")) options.model.gp.kernel = gputune::GpKernel::kRbf;
+    options.plan = !vm->count("no-plan");
+    options.geometry = !vm->count("no-geometry");
+    options.write = !vm->count("no-write");
     return gputune::run_bench(options);
   } catch (const gputune::Error& e) {
     std::cerr << "gputune_strategy_bench: " << e.what() << "\n";
