@@ -22,7 +22,7 @@ work="${OUT:-$(mktemp -d)}"
 mkdir -p "$work"
 db="$work/engine-kernels.db"
 commit=$(cat .device/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
-names="${ONLY:-matmul nbody transpose tiled_transpose matvec conv2d stencil}"
+names="${ONLY:-matmul nbody transpose tiled_transpose matvec conv2d stencil complex_abs}"
 echo "work folder: $work"
 section="$work/RESULTS-engine-kernels.md"
 {

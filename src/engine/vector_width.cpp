@@ -1,12 +1,14 @@
-// vector_width: W neighbouring words of a __shared__ array's row that a thread reads into
-// registers one after another (thread merge's consecutive copies of a tile read, `float t1 =
-// tile[k][4 * threadIdx.x + 1];`) become one float2 / float4 read, where the alignment is
-// provable: the array is declared in the kernel with a row length that W divides, the first
-// word's index is W times an integer (every coefficient and the constant a multiple of W), and
-// the declaration is aligned to the vector. One wide read instead of W: W times fewer shared
-// loads, and the W-way bank conflicts of the consecutive layout (neighbouring threads W words
-// apart) are gone. Rank 35: after thread merge, on the copies it wrote. Global accesses are
-// left as written: their alignment depends on the sizes, which are run-time values.
+// vector_width: W neighbouring words of an array that a thread reads into registers one after
+// another become one float2 / float4 read, where the alignment is provable.
+// - A __shared__ array's row (thread merge's consecutive copies of a tile read, `float t1 =
+//   tile[k][4 * threadIdx.x + 1];`): the array is declared in the kernel with a row length that
+//   W divides, the first word's index is W times an integer (every coefficient and the constant
+//   a multiple of W), and the declaration is aligned to the vector. W times fewer shared loads,
+//   and the W-way bank conflicts of the consecutive layout are gone.
+// - A pointer parameter (global memory: the method's pairs `in[2 * i]`, `in[2 * i + 1]`): the
+//   first word's index W times an integer, and the pointer aligned to the vector, which only the
+//   run time knows: the wide read runs where it is, the words one by one elsewhere.
+// Rank 35: after thread merge, on the copies it wrote.
 #include <clang/AST/Attr.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
@@ -79,7 +81,7 @@ std::optional<Linear> linear(const ParsedKernel& kernel, const clang::Expr* expr
 }
 
 // A declaration `T v = array[...][last];` of one element of a __shared__ array declared in the
-// kernel.
+// kernel, or `T v = pointer[last];` of a pointer parameter's.
 struct Read {
   const clang::DeclStmt* statement = nullptr;
   const clang::VarDecl* variable = nullptr;
@@ -87,7 +89,8 @@ struct Read {
   const clang::Expr* last = nullptr;  // the last subscript
   std::string outer;                  // the text of the others, `[k - s]`
   Linear form;
-  uint64_t row = 0;  // the last extent
+  uint64_t row = 0;     // the last extent (a shared array's)
+  bool global = false;  // through a pointer parameter
   std::string element;
 };
 
@@ -113,19 +116,22 @@ std::optional<Read> read_of(const ParsedKernel& kernel, const clang::Stmt* node)
   }
   const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(base);
   read.array = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
-  if (!read.array || !read.array->hasAttr<clang::CUDASharedAttr>() ||
-      !kernel.in_main_file(read.array->getLocation())) {
-    return std::nullopt;
-  }
-  // Every subscript of the array, and its last extent.
+  if (!read.array || !kernel.in_main_file(read.array->getLocation())) return std::nullopt;
   clang::QualType type = read.array->getType();
-  size_t rank = 0;
-  while (const auto* array = kernel.context().getAsConstantArrayType(type)) {
-    read.row = array->getSize().getZExtValue();
-    type = array->getElementType();
-    ++rank;
+  read.global = llvm::isa<clang::ParmVarDecl>(read.array) && type->isPointerType() && outer.empty();
+  if (read.global) {
+    type = type->getPointeeType();
+  } else {
+    if (!read.array->hasAttr<clang::CUDASharedAttr>()) return std::nullopt;
+    // Every subscript of the array, and its last extent.
+    size_t rank = 0;
+    while (const auto* array = kernel.context().getAsConstantArrayType(type)) {
+      read.row = array->getSize().getZExtValue();
+      type = array->getElementType();
+      ++rank;
+    }
+    if (rank != outer.size() + 1) return std::nullopt;
   }
-  if (rank != outer.size() + 1) return std::nullopt;
   const std::string element = type.getUnqualifiedType().getAsString();
   if (element == "float" || element == "int" || element == "unsigned int" || element == "double") {
     read.element = element;
@@ -140,6 +146,10 @@ std::optional<Read> read_of(const ParsedKernel& kernel, const clang::Stmt* node)
   }
   read.form = *form;
   return read;
+}
+
+uint64_t vector_bytes(const std::string& element, int width) {
+  return (element == "double" ? 8 : 4) * uint64_t(width);
 }
 
 std::string vector_type(const std::string& element, int width) {
@@ -196,7 +206,7 @@ Groups find_groups(const ParsedKernel& kernel, int width) {
                 std::to_string(width) + " times an integer";
         }
       }
-      if (first.row % width != 0) {
+      if (!first.global && first.row % width != 0) {
         why = "the rows of " + first.array->getNameAsString() + " are " +
               std::to_string(first.row) + " elements (padded?), not a multiple of " +
               std::to_string(width);
@@ -240,13 +250,16 @@ class VectorWidth : public Transformation {
                  return false;
                });
     }
-    verdict.applies = shared || !stage_shared_tiles(kernel).empty();
+    verdict.applies =
+        shared || !stage_shared_tiles(kernel).empty() || !find_groups(kernel, 2).groups.empty();
     verdict.reason =
         verdict.applies
             ? "a thread's reads of 2 or 4 neighbouring words of a shared array's row (thread "
-              "merge's consecutive copies of a tile read) as one float2 / float4 read, where "
-              "aligned; variants without such reads are refused"
-            : "the kernel has no __shared__ array, nor one stage_shared would declare";
+              "merge's consecutive copies of a tile read) or of a pointer parameter (`in[2 * i]`, "
+              "`in[2 * i + 1]`) as one float2 / float4 read, where aligned; variants without "
+              "such reads are refused"
+            : "the kernel reads no neighbouring words of a pointer into registers one after "
+              "another, and has no __shared__ array, nor one stage_shared would declare";
     return verdict;
   }
 
@@ -271,11 +284,10 @@ class VectorWidth : public Transformation {
       return {false, "",
               refusal(kernel.original().place(kernel.original().kernels().front()), kKnob,
                       "no " + std::to_string(width) +
-                          " neighbouring words of a shared array's row are read one after "
-                          "another into registers (thread merge's consecutive copies of a tile "
-                          "read, with merge_layout: consecutive and thread_merge_x a multiple "
-                          "of " +
-                          std::to_string(width) + ")")};
+                          " neighbouring words of an array are read one after another into "
+                          "registers (thread merge's consecutive copies of a tile read, with "
+                          "merge_layout: consecutive and thread_merge_x a multiple of " +
+                          std::to_string(width) + ", or a pointer's `p[2 * i]`, `p[2 * i + 1]`)")};
     }
     clang::Rewriter rewriter(kernel.sources(), kernel.language());
     std::set<const clang::VarDecl*> aligned;
@@ -289,19 +301,31 @@ class VectorWidth : public Transformation {
               kernel.sources().getExpansionLoc(first.statement->getBeginLoc())) -
               1,
           ' ');
-      rewriter.InsertTextBefore(kernel.sources().getExpansionLoc(first.statement->getBeginLoc()),
-                                "const " + type + " " + name + " = *reinterpret_cast<const " +
-                                    type + "*>(&" + first.array->getNameAsString() + first.outer +
-                                    "[" + kernel.text(first.last) + "]);  // vector_width\n" +
-                                    indent);
+      const std::string wide = "*reinterpret_cast<const " + type + "*>(&" +
+                               first.array->getNameAsString() + first.outer + "[" +
+                               kernel.text(first.last) + "])";
+      std::string value = wide;
+      if (first.global) {
+        // The words one by one where the pointer is not aligned to the vector.
+        std::string words;
+        for (const Read& read : group) {
+          words += (words.empty() ? "" : ", ") + kernel.text(read.variable->getInit());
+        }
+        value = "reinterpret_cast<unsigned long long>(" + first.array->getNameAsString() + ") % " +
+                std::to_string(vector_bytes(first.element, width)) + " == 0 ? " + wide + " : " +
+                type + "{" + words + "}";
+      }
+      rewriter.InsertTextBefore(
+          kernel.sources().getExpansionLoc(first.statement->getBeginLoc()),
+          "const " + type + " " + name + " = " + value + ";  // vector_width\n" + indent);
       for (int q = 0; q < width; ++q) {
         rewriter.ReplaceText(kernel.file_range(group[q].variable->getInit()->getSourceRange()),
                              name + "." + std::string(1, "xyzw"[q]));
       }
-      if (aligned.insert(first.array).second) {
-        const uint64_t bytes = (first.element == "double" ? 8 : 4) * uint64_t(width);
+      if (!first.global && aligned.insert(first.array).second) {
         rewriter.InsertTextBefore(kernel.sources().getExpansionLoc(first.array->getBeginLoc()),
-                                  "__attribute__((aligned(" + std::to_string(bytes) + "))) ");
+                                  "__attribute__((aligned(" +
+                                      std::to_string(vector_bytes(first.element, width)) + "))) ");
       }
     }
     return {true, rewritten_source(kernel, rewriter), ""};

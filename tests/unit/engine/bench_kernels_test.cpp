@@ -61,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BenchKernel{"tiled_transpose.cu", "tiled_transpose", false, true},
                     BenchKernel{"matvec.cu", "matvec", true, false, true},
                     BenchKernel{"conv2d.cu", "conv2d", true, false},
-                    BenchKernel{"stencil.cu", "stencil5", false, false}),
+                    BenchKernel{"stencil.cu", "stencil5", false, false},
+                    BenchKernel{"complex_abs.cu", "complex_abs", false, false}),
     [](const testing::TestParamInfo<BenchKernel>& info) { return info.param.kernel; });
 
 }  // namespace

@@ -57,8 +57,8 @@ TEST(VectorWidth, RefusesWhereNoNeighbouringWordsAreRead) {
   knobs.merge_layout = MergeLayout::kStrided;  // the copies are a block's width apart
   const Rewrite rewrite = source_engine().rewrite(bench_matmul(), knobs);
   EXPECT_FALSE(rewrite.ok);
-  EXPECT_EQ(rewrite.message.rfind("matmul.cu:3:17: vector_width: no 4 neighbouring words of a "
-                                  "shared array's row are read one after another into registers",
+  EXPECT_EQ(rewrite.message.rfind("matmul.cu:3:17: vector_width: no 4 neighbouring words of an "
+                                  "array are read one after another into registers",
                                   0),
             0u)
       << rewrite.message;
@@ -114,6 +114,39 @@ TEST(VectorWidth, WidensAKernelsOwnArrayOnlyWhereTheFirstWordIsAligned) {
   EXPECT_EQ(odd.message,
             "k.cu:2:20: vector_width: the first word's index `2 * threadIdx.x + 1` is not 2 "
             "times an integer (`__shared__ float tile[8][64]`)");
+}
+
+// The method's pairs in global memory: `in[2 * i]` and `in[2 * i + 1]` (a complex number's two
+// halves) become one float2 read where the pointer is aligned to 8 bytes, which only the run
+// time knows; elsewhere the two words are read as before.
+KernelUnit complex_magnitude(const std::string& first) {
+  return test::engine_unit("complex_abs.cu",
+                           "__global__ void complex_abs(float* out, const float* in, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) {\n"
+                           "    float re = in[" +
+                               first +
+                               "];\n"
+                               "    float im = in[" +
+                               first +
+                               " + 1];\n"
+                               "    out[i] = sqrtf(re * re + im * im);\n"
+                               "  }\n"
+                               "}\n");
+}
+
+TEST(VectorWidth, APairOfAPointersWordsBecomesOneFloat2WhereThePointerIsAligned) {
+  SourceKnobs knobs;
+  knobs.vector_width = 2;
+  test::expect_engine_rewrite(complex_magnitude("2 * i"), knobs, "complex_abs.vector_width_2.cu",
+                              {"complex_abs"});
+  const Analysis analysis = source_engine().analyse(complex_magnitude("2 * i"), {"vector_width"});
+  EXPECT_TRUE(analysis.find("vector_width")->applies) << analysis.find("vector_width")->reason;
+  const Rewrite odd = source_engine().rewrite(complex_magnitude("2 * i + 1"), knobs);
+  EXPECT_FALSE(odd.ok);
+  EXPECT_EQ(odd.message,
+            "complex_abs.cu:1:54: vector_width: the first word's index `2 * i + 1` is not 2 "
+            "times an integer (`const float* in`)");
 }
 
 }  // namespace
