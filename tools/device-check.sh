@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call's worth of checks after a change to GPU code: the GPU tests (and the CPU tests
-# named in $CPU_TESTS), the Python bindings' tests if .pybundle was carried, and a short transpose
-# search whose report gives throughput and the best variant's share of copy bandwidth.
+# named in $CPU_TESTS), a T1 file's HDF5 input read through the bundle's HDF5 reader, the Python
+# bindings' tests if .pybundle was carried, and a short transpose search whose report gives
+# throughput and the best variant's share of copy bandwidth.
 # Carry .device (tools/device-bundle.sh) and optionally .pybundle (tools/python-device-bundle.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,10 @@ trap 'tar -czf "${OUT:-/tmp}/device-check.tar.gz" -C "$(dirname "$out")" device-
 gpu_tests=$(cd tests/gpu && ls *_test.cpp | sed 's/\.cpp$//')
 rc=0
 OUT="$out" bash tools/device-tests.sh $gpu_tests ${CPU_TESTS:-} || rc=1
+if [ -f .device/bin/libgputune_hdf5.so ]; then
+  echo "=== a T1 file's BinaryHDF fill, read by the bundle's HDF5 reader"
+  bash tools/device-hdf5-check.sh 2>&1 | tee "$out/hdf5.txt" | tail -n 3 || rc=1
+fi
 export LD_LIBRARY_PATH="${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "=== transpose search (random, 60 evaluations, 16 compile jobs)"
 .device/bin/gputune search spaces/transpose.yaml --set n=8192 --strategy random --budget 60 \
