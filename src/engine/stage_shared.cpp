@@ -235,15 +235,8 @@ class StageShared : public Transformation {
                            tile + "[threadIdx.x][threadIdx.y]");
       ++staged;
       if (!fresh) continue;
-      // The naive thread (gputune_a, gputune_b)'s index and guard.
-      const Spelling spelling = [bx, by](const std::string& name) -> std::string {
-        if (name == "threadIdx.x") return "gputune_a";
-        if (name == "threadIdx.y") return "gputune_b";
-        if (name == "blockDim.x") return std::to_string(bx);
-        if (name == "blockDim.y") return std::to_string(by);
-        if (name == "blockDim.z") return "1";
-        return "(long long)" + name;
-      };
+      // The naive thread (gputune_a, gputune_b)'s index and guard: `narrow` in the kernel's own
+      // types, `spelling` with every other symbol widened to 64 bits.
       const Spelling narrow = [bx, by](const std::string& name) -> std::string {
         if (name == "threadIdx.x") return "gputune_a";
         if (name == "threadIdx.y") return "gputune_b";
@@ -251,6 +244,10 @@ class StageShared : public Transformation {
         if (name == "blockDim.y") return std::to_string(by);
         if (name == "blockDim.z") return "1";
         return name;
+      };
+      const Spelling spelling = [narrow](const std::string& name) -> std::string {
+        const std::string own = narrow(name);
+        return own != name ? own : "(long long)" + name;
       };
       const std::string guard = guard_text(*access.guard, spelling);
       const std::string element = element_type(kernel, access);
