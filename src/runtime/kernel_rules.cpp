@@ -133,6 +133,7 @@ struct KernelRules::Compiled {
   // ("unroll(k_loop)").
   std::vector<double*> parameter_slots;
   std::vector<size_t> merge_knobs;  // parameters that are the engine's merge transforms
+  std::optional<size_t> fuse_knob;   // the engine's `fuse` transform, where the spec has it
   std::vector<double*> problem_slots;
   std::vector<std::pair<std::string, Expression>> constraints;
   std::vector<CompiledLaunch> launches;
@@ -178,10 +179,9 @@ void KernelRules::read(const std::string& spec_json) {
   for (const json& name : spec.value("transforms", json::array())) {
     if (!name.is_string()) continue;
     for (size_t i = 0; i < parameters_.size(); ++i) {
-      if (parameters_[i].name == name.get<std::string>() &&
-          MergeFactors().set(parameters_[i].name, 1)) {
-        c.merge_knobs.push_back(i);
-      }
+      if (parameters_[i].name != name.get<std::string>()) continue;
+      if (MergeFactors().set(parameters_[i].name, 1)) c.merge_knobs.push_back(i);
+      if (parameters_[i].name == "fuse") c.fuse_knob = i;
     }
   }
   std::vector<std::string> constants;
@@ -301,6 +301,12 @@ bool KernelRules::check(const Config& config, const ProblemValues& problem,
   try {
     for (const auto& [text, expression] : c.constraints) {
       if (expression.evaluate() == 0) return fail("constraint '" + text + "' fails");
+    }
+    // A fused kernel takes the arguments of several launches; launch() passes one launch's.
+    if (c.fuse_knob && config[*c.fuse_knob].is_number && config[*c.fuse_knob].number >= 2) {
+      return fail("fuse = " + number_text(config[*c.fuse_knob].number) +
+                  " makes one kernel of several launches, which the run time cannot launch: it "
+                  "passes each launch its own arguments");
     }
     MergeFactors factors;
     for (size_t i : c.merge_knobs) {

@@ -149,6 +149,21 @@ TEST_F(EngineReleaseTest, FusedConfigsAreLeftOutWithAWarning) {
     warned = warned || line.find("1 fused configs (fuse >= 2) left out") != std::string::npos;
   }
   EXPECT_TRUE(warned);
+  // Nor does the run time launch a fused config it is given some other way (an override): it
+  // would pass the fused kernel one launch's arguments.
+  const std::string release = (dir_ / "release.db").string();
+  write_release_files(r, release, false);
+  runtime::Selector selector = runtime::Selector::open({release}, {true});
+  selector.add_override({r.kernels.at(0).name,
+                         {{"BX", "64"}, {"BY", "32"}, {"fuse", "3"}, {"thread_merge_y", "4"}}});
+  const runtime::Selection s = selector.select(
+      r.kernels.at(0).name, {},
+      runtime::DeviceDescription::described("NVIDIA H100 80GB HBM3", 9, 0, 132));
+  EXPECT_NE(s.tier, runtime::Tier::kOverride) << s.explanation;
+  EXPECT_NE(s.explanation.find("fuse = 3 makes one kernel of several launches, which the run "
+                               "time cannot launch"),
+            std::string::npos)
+      << s.explanation;
 }
 
 }  // namespace
